@@ -1,0 +1,474 @@
+//! [`Ctx`]: what a role instance can do. Every method issues one tile-level op to the run's
+//! backend and, when the run has data, computes its result.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::panic::Location;
+
+use super::element::Element;
+use super::fragment::{Fragment, RowVec};
+use super::global::Global;
+use super::kernel::{Cta, Kernel, RoleSpec};
+use super::ops::{Backend, Fault, MathKind, Op, Wait, Who};
+use super::sync::{TxTarget, WaitFor};
+use super::tile::{MmaOperandB, TileOperand};
+
+/// The context of one role instance (a warp or a warpgroup) of one CTA.
+pub struct Ctx<'a, P> {
+    params: &'a P,
+    backend: &'a dyn Backend,
+    who: Who,
+    role: &'static RoleSpec,
+    block: [u32; 3],
+    grid: [u32; 3],
+    mma_committed: Cell<u64>,
+    stores_committed: Cell<u64>,
+}
+
+/// An MMA group in flight, consumed by [`Ctx::mma_wait`]. Its operands must stay untouched
+/// (their slot unreleased) until then; `#[kernel]` checks this in the role's program order.
+#[must_use = "an MMA group must be waited for with `mma_wait` before its operands are released"]
+pub struct MmaGroup {
+    seq: u64,
+}
+
+/// A TMA store in flight. It borrows its shared-memory source until [`Ctx::store_wait`].
+#[must_use = "a TMA store must be waited for with `store_wait` before its source is reused"]
+pub struct StoreGroup<'t> {
+    seq: u64,
+    _source: PhantomData<&'t ()>,
+}
+
+impl<'a, P> Ctx<'a, P> {
+    /// The context of instance `who` of `cta`; called by generated code.
+    #[doc(hidden)]
+    pub fn __new<K: Kernel<Params = P>>(cta: &'a Cta<'a, K>, who: Who) -> Self {
+        Self {
+            params: cta.params,
+            backend: cta.backend,
+            who,
+            role: &K::SPEC.roles[who.role as usize],
+            block: cta.block,
+            grid: cta.grid,
+            mma_committed: Cell::new(0),
+            stores_committed: Cell::new(0),
+        }
+    }
+
+    /// The launch arguments.
+    pub fn args(&self) -> &'a P {
+        self.params
+    }
+
+    /// `blockIdx` (x, y, z) of this CTA.
+    pub fn block(&self) -> [usize; 3] {
+        self.block.map(|v| v as usize)
+    }
+
+    /// `gridDim` (x, y, z) of the launch.
+    pub fn grid(&self) -> [usize; 3] {
+        self.grid.map(|v| v as usize)
+    }
+
+    /// Index of this instance within its role (0 for the first warp or warpgroup).
+    pub fn instance(&self) -> usize {
+        self.who.instance as usize
+    }
+
+    /// Threads of this instance (32 for a warp, 128 for a warpgroup).
+    pub fn threads(&self) -> usize {
+        self.role.threads_per_instance() as usize
+    }
+
+    /// Whether this run carries data (false in shape-only timing runs).
+    pub fn has_data(&self) -> bool {
+        self.backend.has_data()
+    }
+
+    #[track_caller]
+    fn fault(&self, message: String) {
+        self.backend.fault(self.who, Fault { message, location: Location::caller() });
+    }
+
+    /// A fragment with every element set to `value`.
+    pub fn fragment<const R: usize, const C: usize>(&self, value: f32) -> Fragment<R, C> {
+        self.math(MathKind::Fill, R, C);
+        Fragment::filled(self.has_data(), value)
+    }
+
+    /// A row vector with every element set to `value`.
+    pub fn row_vec<const R: usize>(&self, value: f32) -> RowVec<R> {
+        self.math(MathKind::Fill, R, 1);
+        RowVec::filled(self.has_data(), value)
+    }
+
+    fn math(&self, kind: MathKind, rows: usize, cols: usize) {
+        self.backend.issue(self.who, Op::Math { kind, rows: rows as u32, cols: cols as u32 });
+    }
+
+    // ---- TMA ----
+
+    /// TMA tile load: copies the `R x C` box of `src` at `coords` into `dst`, completing its
+    /// bytes on `on` (a pipeline slot, or a plain barrier stage). Elements outside `src` are
+    /// filled with zeros, as TMA does.
+    #[track_caller]
+    pub fn tma_load<'t, T: Element, const R: usize, const C: usize>(
+        &self,
+        src: &Global<T>,
+        coords: &[usize],
+        dst: impl TileOperand<'t, T, R, C>,
+        on: &impl TxTarget,
+    ) {
+        let dst = dst.tile_ref();
+        if let Err(e) = src.check_coords(coords) {
+            return self.fault(format!("tma_load of a {R}x{C} tile: {e}"));
+        }
+        if dst.has_data() && src.has_data() {
+            let mut buf = vec![0.0; R * C];
+            src.read_box(coords, R, C, &mut buf);
+            dst.write_from(&buf);
+        }
+        let op = Op::TmaLoad { slot: on.tx_slot(), bytes: dst.bytes() as u32, rows: R as u32, cols: C as u32 };
+        self.backend.issue(self.who, op);
+    }
+
+    /// TMA tile store: copies `src` to the box of `dst` at `coords` (clipping at the edges).
+    /// `src` stays borrowed until [`Ctx::store_wait`] says the copy has read it.
+    #[track_caller]
+    pub fn tma_store<'t, T: Element, const R: usize, const C: usize>(
+        &self,
+        src: impl TileOperand<'t, T, R, C>,
+        dst: &Global<T>,
+        coords: &[usize],
+    ) -> StoreGroup<'t> {
+        let src = src.tile_ref();
+        let seq = self.stores_committed.get();
+        self.stores_committed.set(seq + 1);
+        match dst.check_coords(coords) {
+            Err(e) => self.fault(format!("tma_store of a {R}x{C} tile: {e}")),
+            Ok(()) => {
+                if src.has_data() && dst.has_data() {
+                    let mut buf = vec![0.0; R * C];
+                    src.read_into(&mut buf);
+                    dst.write_box(coords, R, C, &buf);
+                }
+                self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32 });
+            }
+        }
+        StoreGroup { seq, _source: PhantomData }
+    }
+
+    /// Waits until TMA store `group` has finished reading shared memory
+    /// (`cp.async.bulk.wait_group.read`, allowing the stores committed after it in flight).
+    pub async fn store_wait(&self, group: StoreGroup<'_>) {
+        let pending = (self.stores_committed.get() - group.seq - 1) as u32;
+        WaitFor::new(self.backend, self.who, Wait::Store { pending }).await
+    }
+
+    // ---- warpgroup MMA ----
+
+    /// Warpgroup MMA `acc += a · b` with both operands in shared memory (`wgmma` SS), issued
+    /// and committed as one group. `M` must be a multiple of 64, `N` of 8 up to 256, `K` of 16.
+    #[track_caller]
+    pub fn wgmma<'t, T: Element, const M: usize, const N: usize, const K: usize>(
+        &self,
+        acc: &mut Fragment<M, N>,
+        a: impl TileOperand<'t, T, M, K>,
+        b: impl MmaOperandB<'t, T, K, N>,
+    ) -> MmaGroup {
+        const { assert_wgmma_shape(M, N, K) };
+        let a = a.tile_ref();
+        let (b, b_transposed) = b.operand();
+        if let (Some(acc), Some(a), Some(b)) = (acc.data.as_mut(), a.borrow(), b.borrow()) {
+            let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
+            let a_operand = Operand { data: &a[a.offset..], row_stride: a.stride, col_stride: 1 };
+            let b_operand = Operand { data: &b[b.offset..], row_stride: rsb, col_stride: csb };
+            gemm_accumulate(M, K, N, a_operand, b_operand, acc);
+        }
+        self.issue_mma::<T>(M, N, K, false)
+    }
+
+    /// Warpgroup MMA `acc += a · b` with `a` in registers (`wgmma` RS), as for `O += P V`.
+    #[track_caller]
+    pub fn wgmma_rs<'t, T: Element, const M: usize, const N: usize, const K: usize>(
+        &self,
+        acc: &mut Fragment<M, N>,
+        a: &'t Fragment<M, K>,
+        b: impl MmaOperandB<'t, T, K, N>,
+    ) -> MmaGroup {
+        const { assert_wgmma_shape(M, N, K) };
+        let (b, b_transposed) = b.operand();
+        if let (Some(acc), Some(a), Some(b)) = (acc.data.as_mut(), a.data.as_ref(), b.borrow()) {
+            let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
+            let a_operand = Operand { data: a, row_stride: K, col_stride: 1 };
+            let b_operand = Operand { data: &b[b.offset..], row_stride: rsb, col_stride: csb };
+            gemm_accumulate(M, K, N, a_operand, b_operand, acc);
+        }
+        self.issue_mma::<T>(M, N, K, true)
+    }
+
+    #[track_caller]
+    fn issue_mma<T: Element>(&self, m: usize, n: usize, k: usize, a_in_registers: bool) -> MmaGroup {
+        if self.role.warps_per_instance != 4 {
+            self.fault(format!(
+                "wgmma is a warpgroup instruction, but role `{}` runs instances of {} warp(s); declare it with `warpgroups = N`",
+                self.role.name, self.role.warps_per_instance
+            ));
+        }
+        let op = Op::Mma { m: m as u32, n: n as u32, k: k as u32, dtype: T::DTYPE, a_in_registers };
+        self.backend.issue(self.who, op);
+        let seq = self.mma_committed.get();
+        self.mma_committed.set(seq + 1);
+        MmaGroup { seq }
+    }
+
+    /// Waits until MMA `group` has completed, allowing `in_flight` later groups to stay in
+    /// flight (`wgmma.wait_group in_flight`). Asking for more groups in flight than were
+    /// committed after `group` could leave `group` running, and is reported as a fault.
+    #[track_caller]
+    pub fn mma_wait<'g>(&'g self, group: MmaGroup, in_flight: usize) -> impl Future<Output = ()> + 'g {
+        let after = self.mma_committed.get() - group.seq - 1;
+        if in_flight as u64 > after {
+            self.fault(format!(
+                "mma_wait(group, {in_flight}) does not wait for the group: only {after} group(s) were committed after it, so at most {after} may stay in flight"
+            ));
+        }
+        WaitFor::new(self.backend, self.who, Wait::Mma { pending: in_flight as u32 })
+    }
+
+    // ---- moves between registers and memory ----
+
+    /// Loads a shared-memory tile into a fragment (`ld.shared`).
+    pub fn load<'t, T: Element, const R: usize, const C: usize>(
+        &self,
+        src: impl TileOperand<'t, T, R, C>,
+    ) -> Fragment<R, C> {
+        let src = src.tile_ref();
+        let mut frag = Fragment::filled(src.has_data(), 0.0);
+        if let Some(data) = frag.data.as_mut() {
+            src.read_into(data);
+        }
+        self.backend.issue(self.who, Op::SharedLoad { bytes: src.bytes() as u32 });
+        frag
+    }
+
+    /// Stores a fragment into a shared-memory tile, rounding to its element type
+    /// (`st.shared`).
+    pub fn store<'t, T: Element, const R: usize, const C: usize>(
+        &self,
+        src: &Fragment<R, C>,
+        dst: impl TileOperand<'t, T, R, C>,
+    ) {
+        let dst = dst.tile_ref();
+        if let Some(data) = src.data.as_ref() {
+            dst.write_from(data);
+        }
+        self.backend.issue(self.who, Op::SharedStore { bytes: dst.bytes() as u32 });
+    }
+
+    /// Stores a fragment straight to global memory at `coords` (`st.global`), rounding to
+    /// `T` and clipping at the tensor's edges.
+    #[track_caller]
+    pub fn store_global<T: Element, const R: usize, const C: usize>(
+        &self,
+        src: &Fragment<R, C>,
+        dst: &Global<T>,
+        coords: &[usize],
+    ) {
+        if let Err(e) = dst.check_coords(coords) {
+            return self.fault(format!("store_global of a {R}x{C} fragment: {e}"));
+        }
+        if let Some(data) = src.data.as_ref() {
+            dst.write_box(coords, R, C, data);
+        }
+        self.backend.issue(self.who, Op::GlobalStore { bytes: (R * C * T::BYTES) as u32 });
+    }
+
+    // ---- fragment arithmetic ----
+
+    /// `x = x * factor` for every element.
+    pub fn scale<const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>, factor: f32) {
+        self.map(frag, MathKind::Fma, |x| x * factor);
+    }
+
+    /// `x = exp2(x)` for every element.
+    pub fn exp2<const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>) {
+        self.map(frag, MathKind::Exp2, f32::exp2);
+    }
+
+    /// Rounds every element to the format `T` (as a conversion to bf16/f16 registers does).
+    pub fn cast<T: Element, const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>) {
+        self.map(frag, MathKind::Cast, T::round);
+    }
+
+    /// `x = x * factor - rows[r]` for element `x` of row `r` (one FFMA each): the softmax
+    /// exponent `S * scale - m`.
+    pub fn scale_sub_rows<const R: usize, const C: usize>(
+        &self,
+        frag: &mut Fragment<R, C>,
+        factor: f32,
+        rows: &RowVec<R>,
+    ) {
+        self.zip_rows(frag, rows, MathKind::Fma, |x, r| x * factor - r);
+    }
+
+    /// `x = x * rows[r]` for element `x` of row `r`: rescaling an accumulator.
+    pub fn mul_rows<const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>, rows: &RowVec<R>) {
+        self.zip_rows(frag, rows, MathKind::Fma, |x, r| x * r);
+    }
+
+    /// Sets the elements where `keep(row, col)` is false to `value` (a causal mask, or the
+    /// columns past the end of a sequence).
+    pub fn mask<const R: usize, const C: usize>(
+        &self,
+        frag: &mut Fragment<R, C>,
+        value: f32,
+        keep: impl Fn(usize, usize) -> bool,
+    ) {
+        if let Some(data) = frag.data.as_mut() {
+            for (i, x) in data.iter_mut().enumerate() {
+                if !keep(i / C, i % C) {
+                    *x = value;
+                }
+            }
+        }
+        self.math(MathKind::Select, R, C);
+    }
+
+    /// The maximum of each row.
+    pub fn row_max<const R: usize, const C: usize>(&self, frag: &Fragment<R, C>) -> RowVec<R> {
+        self.reduce_rows(frag, f32::NEG_INFINITY, f32::max)
+    }
+
+    /// The sum of each row.
+    pub fn row_sum<const R: usize, const C: usize>(&self, frag: &Fragment<R, C>) -> RowVec<R> {
+        self.reduce_rows(frag, 0.0, |a, b| a + b)
+    }
+
+    /// Element-wise maximum of two row vectors.
+    pub fn rows_max<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>) -> RowVec<R> {
+        self.rows_zip(a, b, MathKind::Max, f32::max)
+    }
+
+    /// Element-wise `a - b`.
+    pub fn rows_sub<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>) -> RowVec<R> {
+        self.rows_zip(a, b, MathKind::Fma, |x, y| x - y)
+    }
+
+    /// Element-wise `a * b + c`.
+    pub fn rows_fma<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>, c: &RowVec<R>) -> RowVec<R> {
+        let data = match (&a.data, &b.data, &c.data) {
+            (Some(a), Some(b), Some(c)) => Some(a.iter().zip(b.iter()).zip(c.iter()).map(|((a, b), c)| a * b + c).collect()),
+            _ => None,
+        };
+        self.math(MathKind::Fma, R, 1);
+        RowVec { data }
+    }
+
+    /// Element-wise `exp2(a * factor)`.
+    pub fn rows_exp2<const R: usize>(&self, a: &RowVec<R>, factor: f32) -> RowVec<R> {
+        self.math(MathKind::Fma, R, 1);
+        self.rows_unary(a, MathKind::Exp2, |x| (x * factor).exp2())
+    }
+
+    /// Element-wise reciprocal.
+    pub fn rows_recip<const R: usize>(&self, a: &RowVec<R>) -> RowVec<R> {
+        self.rows_unary(a, MathKind::Recip, |x| 1.0 / x)
+    }
+
+    fn map<const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>, kind: MathKind, f: impl Fn(f32) -> f32) {
+        if let Some(data) = frag.data.as_mut() {
+            data.iter_mut().for_each(|x| *x = f(*x));
+        }
+        self.math(kind, R, C);
+    }
+
+    fn zip_rows<const R: usize, const C: usize>(
+        &self,
+        frag: &mut Fragment<R, C>,
+        rows: &RowVec<R>,
+        kind: MathKind,
+        f: impl Fn(f32, f32) -> f32,
+    ) {
+        if let (Some(data), Some(rows)) = (frag.data.as_mut(), rows.data.as_ref()) {
+            for (row, r) in data.chunks_exact_mut(C).zip(rows.iter()) {
+                row.iter_mut().for_each(|x| *x = f(*x, *r));
+            }
+        }
+        self.math(kind, R, C);
+    }
+
+    fn reduce_rows<const R: usize, const C: usize>(
+        &self,
+        frag: &Fragment<R, C>,
+        init: f32,
+        f: impl Fn(f32, f32) -> f32,
+    ) -> RowVec<R> {
+        let data = frag.data.as_ref().map(|d| d.chunks_exact(C).map(|row| row.iter().copied().fold(init, &f)).collect());
+        self.math(MathKind::RowReduce, R, C);
+        RowVec { data }
+    }
+
+    fn rows_zip<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>, kind: MathKind, f: impl Fn(f32, f32) -> f32) -> RowVec<R> {
+        let data = match (&a.data, &b.data) {
+            (Some(a), Some(b)) => Some(a.iter().zip(b.iter()).map(|(x, y)| f(*x, *y)).collect()),
+            _ => None,
+        };
+        self.math(kind, R, 1);
+        RowVec { data }
+    }
+
+    fn rows_unary<const R: usize>(&self, a: &RowVec<R>, kind: MathKind, f: impl Fn(f32) -> f32) -> RowVec<R> {
+        let data = a.data.as_ref().map(|a| a.iter().map(|x| f(*x)).collect());
+        self.math(kind, R, 1);
+        RowVec { data }
+    }
+}
+
+/// Checks a warpgroup MMA shape at compile time.
+const fn assert_wgmma_shape(m: usize, n: usize, k: usize) {
+    assert!(m % 64 == 0 && m > 0, "wgmma: M must be a positive multiple of 64");
+    assert!(n % 8 == 0 && n >= 8 && n <= 256, "wgmma: N must be a multiple of 8 in 8..=256");
+    assert!(k % 16 == 0 && k > 0, "wgmma: K must be a positive multiple of 16");
+}
+
+/// A strided read-only matrix operand.
+struct Operand<'d> {
+    data: &'d [f32],
+    row_stride: usize,
+    col_stride: usize,
+}
+
+/// `c (m x n, row-major) += a (m x k) · b (k x n)` in `f32`, through `matrixmultiply`.
+fn gemm_accumulate(m: usize, k: usize, n: usize, a: Operand<'_>, b: Operand<'_>, c: &mut [f32]) {
+    let last = |op: &Operand<'_>, rows: usize, cols: usize| (rows - 1) * op.row_stride + (cols - 1) * op.col_stride;
+    assert!(last(&a, m, k) < a.data.len() && last(&b, k, n) < b.data.len() && c.len() >= m * n);
+    // SAFETY: the asserts above keep every element the strides address inside the slices,
+    // and `c` is borrowed mutably while `a` and `b` are shared borrows of other storage.
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.data.as_ptr(),
+            a.row_stride as isize,
+            a.col_stride as isize,
+            b.data.as_ptr(),
+            b.row_stride as isize,
+            b.col_stride as isize,
+            1.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+}
+
+impl<'a, K: Kernel> Cta<'a, K> {
+    /// The context of instance `who`; called by generated code.
+    #[doc(hidden)]
+    pub fn __ctx(&'a self, who: Who) -> Ctx<'a, K::Params> {
+        Ctx::__new(self, who)
+    }
+}

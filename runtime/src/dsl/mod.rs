@@ -1,0 +1,23 @@
+//! The types a kernel author touches: tiles and rings in shared memory, global tensors,
+//! register fragments, pipeline and barrier endpoints, and the role context [`Ctx`].
+
+mod ctx;
+mod element;
+mod fragment;
+mod global;
+mod kernel;
+mod ops;
+mod sync;
+mod tile;
+
+pub use ctx::{Ctx, MmaGroup, StoreGroup};
+pub use element::{DType, Element, round_slice};
+pub use fragment::{Fragment, RowVec};
+pub use global::Global;
+pub use kernel::{BarrierSpec, Cta, Kernel, KernelSpec, NamedBarrierSpec, PipelineSpec, RoleFuture, RoleSpec};
+pub use ops::{Backend, BarrierSlot, Fault, MathKind, Op, Wait, Who};
+pub use sync::{
+    Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
+    TxTarget, Waiter,
+};
+pub use tile::{MmaOperandB, Ring, SmemBuffer, StorageView, Tile, TileOperand, TileRef, Transposed};

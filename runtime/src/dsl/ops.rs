@@ -1,0 +1,110 @@
+//! The tile-level instruction set a role issues, and the [`Backend`] that executes it.
+//!
+//! Kernel code calls methods on [`crate::dsl::Ctx`] and on pipeline endpoints; those compute
+//! the data (when the run has data) and hand each operation, as an [`Op`] or a [`Wait`], to
+//! the backend of the run: the functional emulator ([`crate::emu`]) resolves barriers
+//! immediately, the timing model ([`crate::sim`]) lowers each op to warp-instructions on the
+//! SM's pipes. Ops carry shapes, never data, so the two executions see the same stream.
+
+use std::panic::Location;
+use std::task::Poll;
+
+use super::element::DType;
+
+/// One role instance of a CTA: a warp, or a warpgroup of four warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Who {
+    /// Index of the role in the kernel's declaration order.
+    pub role: u16,
+    /// Index of the instance within its role.
+    pub instance: u16,
+}
+
+/// One mbarrier: a barrier (or pipeline side) of the kernel and a stage index into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BarrierSlot {
+    /// Index into [`crate::dsl::KernelSpec::barriers`].
+    pub barrier: u16,
+    /// Stage (array index) of the barrier.
+    pub index: u16,
+}
+
+/// Register-fragment arithmetic, by the instructions it lowers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathKind {
+    /// Set every element to a constant (one move per element).
+    Fill,
+    /// One multiply or fused multiply-add per element (scale, row scaling, subtraction).
+    Fma,
+    /// `exp2` per element: one MUFU.EX2 per element.
+    Exp2,
+    /// Reciprocal per element: one MUFU.RCP per element.
+    Recip,
+    /// Maximum per element (FMNMX on the ALU pipe).
+    Max,
+    /// Row reduction (max or sum): one op per element, then a shuffle tree across the
+    /// threads that share a row.
+    RowReduce,
+    /// Conversion to a 16-bit format (F2F, two elements per instruction).
+    Cast,
+    /// Predicated select per element (compare and select on the ALU pipe).
+    Select,
+}
+
+/// An operation a role instance issues. Non-blocking: waits are [`Wait`]s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// `mbarrier.arrive` (with `expect_tx` of `tx_bytes` when non-zero) by one elected thread.
+    Arrive { slot: BarrierSlot, tx_bytes: u32 },
+    /// A TMA tile load of `bytes` global→shared that completes `bytes` on `slot`.
+    TmaLoad { slot: BarrierSlot, bytes: u32, rows: u32, cols: u32 },
+    /// A TMA tile store of `bytes` shared→global, committed as one bulk group.
+    TmaStore { bytes: u32 },
+    /// One warpgroup MMA `M x N x K` (issued and committed as one group).
+    Mma { m: u32, n: u32, k: u32, dtype: DType, a_in_registers: bool },
+    /// Register-fragment arithmetic over `rows x cols` elements of the instance.
+    Math { kind: MathKind, rows: u32, cols: u32 },
+    /// Shared memory → registers, `bytes` in total over the instance.
+    SharedLoad { bytes: u32 },
+    /// Registers → shared memory, `bytes` in total over the instance.
+    SharedStore { bytes: u32 },
+    /// Registers → global memory, `bytes` in total over the instance.
+    GlobalStore { bytes: u32 },
+    /// `bar.arrive` on named barrier `barrier` (index into the kernel's named barriers).
+    NamedArrive { barrier: u16 },
+}
+
+/// A blocking operation: the instance suspends until it is satisfied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// `mbarrier.try_wait.parity`: until the phase of parity `parity` of `slot` has completed.
+    Parity { slot: BarrierSlot, parity: u32 },
+    /// `wgmma.wait_group`: until at most `pending` MMA groups of this instance are in flight.
+    Mma { pending: u32 },
+    /// `cp.async.bulk.wait_group.read`: until at most `pending` TMA stores still read shared
+    /// memory.
+    Store { pending: u32 },
+    /// `bar.sync` on named barrier `barrier`: arrive, then wait for all its threads.
+    NamedSync { barrier: u16 },
+}
+
+/// A protocol error found while running: what happened and where in the kernel source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// What went wrong, in words a kernel author can act on.
+    pub message: String,
+    /// The kernel source line that issued the faulting operation.
+    pub location: &'static Location<'static>,
+}
+
+/// Executes the ops of one CTA's role instances.
+pub trait Backend {
+    /// Whether tiles and fragments carry data in this run (false in shape-only timing runs).
+    fn has_data(&self) -> bool;
+    /// Executes or records a non-blocking op.
+    fn issue(&self, who: Who, op: Op);
+    /// Polls a wait; `first` is true on the first poll of this wait.
+    fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()>;
+    /// Records a protocol error; the run stops at the next suspension point.
+    fn fault(&self, who: Who, fault: Fault);
+}

@@ -1,0 +1,312 @@
+//! Shared-memory tiles and rings, and the views kernel code passes to tile operations.
+//!
+//! A [`Tile`] is a `R x C` row-major buffer of `T` in shared memory; a [`Ring`] holds `N`
+//! tiles used round-robin by a pipeline. Role code never reaches a ring directly: it gets a
+//! tile only through the token of the pipeline that guards it (see [`crate::dsl::sync`]).
+//! In timing runs tiles carry no data (shape only).
+
+use std::cell::{Ref, RefCell, RefMut};
+use std::marker::PhantomData;
+
+use super::element::{DType, Element};
+
+/// A `R x C` tile of `T` in shared memory.
+pub struct Tile<T: Element, const R: usize, const C: usize> {
+    data: Option<RefCell<Box<[f32]>>>,
+    _element: PhantomData<T>,
+}
+
+/// `N` tiles (or other buffers) used round-robin by an `N`-stage pipeline.
+pub struct Ring<B, const N: usize> {
+    stages: Box<[B]>,
+}
+
+/// Something that lives in a kernel's shared memory.
+pub trait SmemBuffer: Sized {
+    /// Bytes it occupies on the device.
+    const BYTES: usize;
+    /// Stages it has (1 for a single tile, `N` for a ring).
+    const STAGES: usize = 1;
+    /// Bytes of one stage.
+    const STAGE_BYTES: usize = Self::BYTES;
+    /// Allocates it, with data (`true`) or as shape only (`false`).
+    fn allocate(data: bool) -> Self;
+}
+
+impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
+    const BYTES: usize = R * C * T::BYTES;
+    fn allocate(data: bool) -> Self {
+        let data = data.then(|| RefCell::new(vec![0.0; R * C].into_boxed_slice()));
+        Self { data, _element: PhantomData }
+    }
+}
+
+impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
+    const BYTES: usize = N * B::BYTES;
+    const STAGES: usize = N;
+    const STAGE_BYTES: usize = B::BYTES;
+    fn allocate(data: bool) -> Self {
+        Self { stages: (0..N).map(|_| B::allocate(data)).collect() }
+    }
+}
+
+impl<B, const N: usize> Ring<B, N> {
+    /// Stage `index`; called by generated pipeline views only.
+    #[doc(hidden)]
+    pub fn __stage(&self, index: usize) -> &B {
+        &self.stages[index % N]
+    }
+}
+
+/// A kernel without shared memory.
+impl SmemBuffer for () {
+    const BYTES: usize = 0;
+    fn allocate(_data: bool) -> Self {}
+}
+
+impl<T: Element, const R: usize, const C: usize> Tile<T, R, C> {
+    /// Stage `index` of a single tile (always the tile); called by generated views only.
+    #[doc(hidden)]
+    pub fn __stage(&self, _index: usize) -> &Self {
+        self
+    }
+
+    /// Rows.
+    pub const ROWS: usize = R;
+    /// Columns.
+    pub const COLS: usize = C;
+    /// Bytes on the device.
+    pub const BYTES: usize = R * C * T::BYTES;
+
+    /// The whole tile as a view.
+    pub fn view(&self) -> TileRef<'_, T, R, C> {
+        TileRef { data: self.data.as_ref(), offset: 0, stride: C, _element: PhantomData }
+    }
+
+    /// Rows `start .. start + R2` as a view.
+    ///
+    /// # Panics
+    /// If the rows run past the tile.
+    #[track_caller]
+    pub fn rows<const R2: usize>(&self, start: usize) -> TileRef<'_, T, R2, C> {
+        self.view().rows::<R2>(start)
+    }
+
+    /// Columns `start .. start + C2` as a view.
+    ///
+    /// # Panics
+    /// If the columns run past the tile.
+    #[track_caller]
+    pub fn cols<const C2: usize>(&self, start: usize) -> TileRef<'_, T, R, C2> {
+        self.view().cols::<C2>(start)
+    }
+
+    /// The tile transposed, as an MMA `B` operand (`A · Tᵀ`).
+    pub fn t(&self) -> Transposed<'_, T, R, C> {
+        Transposed(self.view())
+    }
+}
+
+/// A rectangular `R x C` window onto a shared-memory tile.
+pub struct TileRef<'t, T: Element, const R: usize, const C: usize> {
+    data: Option<&'t RefCell<Box<[f32]>>>,
+    offset: usize,
+    stride: usize,
+    _element: PhantomData<T>,
+}
+
+impl<T: Element, const R: usize, const C: usize> Clone for TileRef<'_, T, R, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, const R: usize, const C: usize> Copy for TileRef<'_, T, R, C> {}
+
+impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
+    /// Rows `start .. start + R2` of this view.
+    ///
+    /// # Panics
+    /// If the rows run past the view.
+    #[track_caller]
+    pub fn rows<const R2: usize>(self, start: usize) -> TileRef<'t, T, R2, C> {
+        assert!(start + R2 <= R, "rows {start}..{} of a {R}x{C} tile", start + R2);
+        TileRef { data: self.data, offset: self.offset + start * self.stride, stride: self.stride, _element: PhantomData }
+    }
+
+    /// Columns `start .. start + C2` of this view.
+    ///
+    /// # Panics
+    /// If the columns run past the view.
+    #[track_caller]
+    pub fn cols<const C2: usize>(self, start: usize) -> TileRef<'t, T, R, C2> {
+        assert!(start + C2 <= C, "columns {start}..{} of a {R}x{C} tile", start + C2);
+        TileRef { data: self.data, offset: self.offset + start, stride: self.stride, _element: PhantomData }
+    }
+
+    /// This view transposed, as an MMA `B` operand.
+    pub fn t(self) -> Transposed<'t, T, R, C> {
+        Transposed(self)
+    }
+
+    /// Bytes this view covers on the device.
+    pub const fn bytes(&self) -> usize {
+        R * C * T::BYTES
+    }
+
+    /// The element format.
+    pub const fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+
+    /// Reads the view into `out` (row-major, `C` per row). No-op without data.
+    pub(crate) fn read_into(&self, out: &mut [f32]) {
+        if let Some(data) = self.borrow() {
+            for r in 0..R {
+                let src = &data[self.offset + r * self.stride..][..C];
+                out[r * C..(r + 1) * C].copy_from_slice(src);
+            }
+        }
+    }
+
+    /// Writes `values` (row-major, `C` per row) into the view, rounding to `T`.
+    pub(crate) fn write_from(&self, values: &[f32]) {
+        if let Some(mut data) = self.borrow_mut() {
+            for r in 0..R {
+                let dst = &mut data[self.offset + r * self.stride..][..C];
+                for (d, s) in dst.iter_mut().zip(&values[r * C..(r + 1) * C]) {
+                    *d = T::round(*s);
+                }
+            }
+        }
+    }
+
+    /// Whether the view has data.
+    pub(crate) fn has_data(&self) -> bool {
+        self.data.is_some()
+    }
+
+    /// Borrows the underlying tile's storage with this view's layout.
+    pub(crate) fn borrow(&self) -> Option<StridedRef<'t>> {
+        self.storage().borrow()
+    }
+
+    fn borrow_mut(&self) -> Option<RefMut<'t, Box<[f32]>>> {
+        self.data.map(|cell| cell.borrow_mut())
+    }
+}
+
+/// Borrowed tile storage plus the view's offset and row stride.
+pub(crate) struct StridedRef<'t> {
+    data: Ref<'t, Box<[f32]>>,
+    /// Index of the view's first element.
+    pub offset: usize,
+    /// Elements between consecutive rows.
+    pub stride: usize,
+}
+
+impl std::ops::Deref for StridedRef<'_> {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.data
+    }
+}
+
+/// A tile view used transposed: `Transposed<T, N, K>` acts as a `K x N` MMA operand.
+pub struct Transposed<'t, T: Element, const R: usize, const C: usize>(pub(crate) TileRef<'t, T, R, C>);
+
+impl<T: Element, const R: usize, const C: usize> Clone for Transposed<'_, T, R, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, const R: usize, const C: usize> Copy for Transposed<'_, T, R, C> {}
+
+/// A shared-memory operand of shape `R x C`: a tile or a view of one.
+pub trait TileOperand<'t, T: Element, const R: usize, const C: usize> {
+    /// The operand as a view.
+    fn tile_ref(self) -> TileRef<'t, T, R, C>;
+}
+
+impl<'t, T: Element, const R: usize, const C: usize> TileOperand<'t, T, R, C> for &'t Tile<T, R, C> {
+    fn tile_ref(self) -> TileRef<'t, T, R, C> {
+        self.view()
+    }
+}
+
+impl<'t, T: Element, const R: usize, const C: usize> TileOperand<'t, T, R, C> for TileRef<'t, T, R, C> {
+    fn tile_ref(self) -> TileRef<'t, T, R, C> {
+        self
+    }
+}
+
+/// The `B` operand of an MMA, logically `K x N`: a tile stored `K x N`, or a tile stored
+/// `N x K` and used transposed (as `K^T` in `Q K^T`).
+pub trait MmaOperandB<'t, T: Element, const K: usize, const N: usize> {
+    /// The storage view and whether it is used transposed.
+    fn operand(self) -> (StorageView<'t>, bool);
+}
+
+/// Type-erased view of tile storage: data, offset and row stride.
+#[derive(Clone, Copy)]
+pub struct StorageView<'t> {
+    pub(crate) data: Option<&'t RefCell<Box<[f32]>>>,
+    pub(crate) offset: usize,
+    pub(crate) stride: usize,
+}
+
+impl<'t> StorageView<'t> {
+    /// Borrows the storage, or `None` without data.
+    pub(crate) fn borrow(&self) -> Option<StridedRef<'t>> {
+        self.data.map(|cell| StridedRef { data: cell.borrow(), offset: self.offset, stride: self.stride })
+    }
+}
+
+impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
+    pub(crate) fn storage(self) -> StorageView<'t> {
+        StorageView { data: self.data, offset: self.offset, stride: self.stride }
+    }
+}
+
+impl<'t, T: Element, const K: usize, const N: usize> MmaOperandB<'t, T, K, N> for &'t Tile<T, K, N> {
+    fn operand(self) -> (StorageView<'t>, bool) {
+        (self.view().storage(), false)
+    }
+}
+
+impl<'t, T: Element, const K: usize, const N: usize> MmaOperandB<'t, T, K, N> for TileRef<'t, T, K, N> {
+    fn operand(self) -> (StorageView<'t>, bool) {
+        (self.storage(), false)
+    }
+}
+
+impl<'t, T: Element, const K: usize, const N: usize> MmaOperandB<'t, T, K, N> for Transposed<'t, T, N, K> {
+    fn operand(self) -> (StorageView<'t>, bool) {
+        (self.0.storage(), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::bf16;
+
+    #[test]
+    fn views_address_the_right_elements_and_round_on_write() {
+        let tile = Tile::<bf16, 4, 4>::allocate(true);
+        let values: Vec<f32> = (1..5).map(|v| v as f32 * (1.0 + 1.0 / 1024.0)).collect();
+        tile.rows::<2>(2).cols::<2>(1).write_from(&values);
+        let mut all = vec![0.0; 16];
+        tile.view().read_into(&mut all);
+        assert_eq!(all[9..11], [1.0, 2.0]);
+        assert_eq!(all[13..15], [3.0, 4.0]);
+        assert_eq!(Tile::<bf16, 4, 4>::BYTES, 32);
+        assert_eq!(<Ring<Tile<bf16, 4, 4>, 3> as SmemBuffer>::BYTES, 96);
+    }
+
+    #[test]
+    #[should_panic(expected = "rows 3..5 of a 4x4 tile")]
+    fn views_past_the_tile_are_refused() {
+        let tile = Tile::<f32, 4, 4>::allocate(false);
+        let _ = tile.rows::<2>(3);
+    }
+}

@@ -1,0 +1,42 @@
+//! warpspec: warp-specialized GPU kernels in Rust.
+//!
+//! Write a kernel as a `#[kernel] mod` of role functions joined by typed pipelines and
+//! barriers; misuse of the protocol is a compile error. Run the same kernel on a CPU
+//! emulation of the SM's warps ([`emu`]), which computes real numbers and reports deadlocks
+//! instead of hanging.
+//!
+//! Layout: [`dsl`] holds what kernel code touches, [`emu`] the functional executor,
+//! [`launch`] the launch configuration shared by the executions.
+
+pub mod dsl;
+pub mod emu;
+pub mod launch;
+pub mod sim;
+
+pub use launch::{Grid, LaunchError};
+pub use warpspec_macros::kernel;
+
+/// Storage formats re-exported for kernel code.
+pub use half::{bf16, f16};
+
+/// Everything kernel code needs: `use warpspec::prelude::*;`.
+pub mod prelude {
+    pub use crate::dsl::{
+        Arriver, Consumer, Ctx, Fragment, Full, Global, MmaGroup, Named, Producer, Ring, RowVec, Slot, StoreGroup,
+        Tile, TileRef, Waiter,
+    };
+    pub use crate::kernel;
+    pub use crate::launch::Grid;
+    pub use half::{bf16, f16};
+}
+
+/// Items generated code refers to. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::dsl::{
+        Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec, Pipeline, PipelineSpec,
+        RoleFuture, RoleSpec, SmemBuffer, Who,
+    };
+    pub use std::boxed::Box;
+    pub use std::future::Future;
+}

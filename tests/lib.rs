@@ -1,0 +1,1 @@
+//! Integration tests of warpspec live in tests/.
