@@ -1,1 +1,5 @@
-//! placeholder
+//! Kernels of the warpspec examples, shared by the example binaries, tests and benchmarks.
+
+#[path = "gemm_kernel.rs"]
+pub mod gemm;
+pub mod reference;

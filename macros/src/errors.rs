@@ -23,11 +23,6 @@ impl Errors {
         self.errors.borrow_mut().push(error);
     }
 
-    /// Whether nothing has been recorded.
-    pub fn is_empty(&self) -> bool {
-        self.errors.borrow().is_empty()
-    }
-
     /// All errors combined into one, or `Ok` if there are none.
     pub fn finish(self) -> syn::Result<()> {
         let mut errors = self.errors.into_inner().into_iter();

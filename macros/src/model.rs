@@ -145,8 +145,6 @@ pub enum Target {
 
 /// One endpoint parameter of a role.
 pub struct EndpointUse {
-    /// The parameter's name.
-    pub binding: Ident,
     /// Which end.
     pub kind: EndpointKind,
     /// Which pipeline or barrier.
@@ -259,7 +257,10 @@ impl<'k> Model<'k> {
                 if found.is_none() {
                     errors.at(
                         name,
-                        format!("unknown role `{name}` in {what}; the roles are {}", list(self.roles.iter().map(|r| &r.name))),
+                        format!(
+                            "unknown role `{name}` in {what}; the roles are {}",
+                            list(self.roles.iter().map(|r| &r.name))
+                        ),
                     );
                 }
                 found
@@ -270,7 +271,11 @@ impl<'k> Model<'k> {
     fn resolve_field(&self, name: &Ident, pipeline: &Ident, errors: &Errors) -> Option<usize> {
         let found = self.fields.iter().position(|f| f.name == *name);
         if found.is_none() {
-            let owner = self.kernel.shared.as_ref().map_or("#[shared] struct".to_string(), |s| format!("#[shared] struct `{}`", s.ident));
+            let owner = self
+                .kernel
+                .shared
+                .as_ref()
+                .map_or("#[shared] struct".to_string(), |s| format!("#[shared] struct `{}`", s.ident));
             errors.at(
                 name,
                 format!(
@@ -285,7 +290,10 @@ impl<'k> Model<'k> {
     fn smem_fields(&self, errors: &Errors) -> Vec<SmemField> {
         let Some(shared) = &self.kernel.shared else { return Vec::new() };
         let syn::Fields::Named(named) = &shared.fields else {
-            errors.at(&shared.ident, "the #[shared] struct needs named fields: `name: Ring<Tile<bf16, R, C>, STAGES>` or `name: Tile<..>`");
+            errors.at(
+                &shared.ident,
+                "the #[shared] struct needs named fields: `name: Ring<Tile<bf16, R, C>, STAGES>` or `name: Tile<..>`",
+            );
             return Vec::new();
         };
         named
@@ -301,7 +309,10 @@ impl<'k> Model<'k> {
                     _ => (field.ty.clone(), Some(1)),
                 };
                 if generic_args(&stage_ty, "Tile").is_none() {
-                    errors.at(&field.ty, format!("shared-memory field `{name}` must be a `Tile<T, R, C>` or a `Ring<Tile<T, R, C>, N>`"));
+                    errors.at(
+                        &field.ty,
+                        format!("shared-memory field `{name}` must be a `Tile<T, R, C>` or a `Ring<Tile<T, R, C>, N>`"),
+                    );
                     return None;
                 }
                 let stage_bytes = self.tile_bytes(&stage_ty);
@@ -327,8 +338,12 @@ impl<'k> Model<'k> {
         let first = inputs.next();
         let first_is_ctx = matches!(first, Some(syn::FnArg::Typed(pt)) if is_ctx(&pt.ty));
         if !first_is_ctx {
-            let span: TokenStream = first.map_or_else(|| decl.func.sig.ident.to_token_stream(), |f| f.to_token_stream());
-            errors.at(span, format!("the first parameter of role `{}` must be its context: `cx: &Ctx<'_, Params>`", decl.name));
+            let span: TokenStream =
+                first.map_or_else(|| decl.func.sig.ident.to_token_stream(), |f| f.to_token_stream());
+            errors.at(
+                span,
+                format!("the first parameter of role `{}` must be its context: `cx: &Ctx<'_, Params>`", decl.name),
+            );
         }
         let rest = if first_is_ctx { inputs.collect::<Vec<_>>() } else { decl.func.sig.inputs.iter().collect() };
         rest.into_iter()
@@ -368,7 +383,13 @@ impl<'k> Model<'k> {
             _ => None,
         };
         let Some(target_name) = target_name else {
-            errors.at(ty, format!("`{}` needs the pipeline or barrier it belongs to, e.g. `{}<'_, Name>`", last.ident, last.ident));
+            errors.at(
+                ty,
+                format!(
+                    "`{}` needs the pipeline or barrier it belongs to, e.g. `{}<'_, Name>`",
+                    last.ident, last.ident
+                ),
+            );
             return None;
         };
         let k = self.kernel;
@@ -394,7 +415,7 @@ impl<'k> Model<'k> {
             );
             return None;
         };
-        Some(EndpointUse { binding, kind, target, ty: ty.clone() })
+        Some(EndpointUse { kind, target, ty: ty.clone() })
     }
 
     /// A constant expression for the instance count of a list of roles.
@@ -404,11 +425,6 @@ impl<'k> Model<'k> {
             quote!((#n) as u32)
         });
         quote!(0u32 #(+ #terms)*)
-    }
-
-    /// The evaluated instance count of a list of roles, when every count is known.
-    pub fn instances_value(&self, roles: &[usize]) -> Option<i128> {
-        roles.iter().map(|&r| self.roles[r].instances_value).sum()
     }
 }
 

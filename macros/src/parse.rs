@@ -154,7 +154,10 @@ fn parse_struct(s: ItemStruct, kernel: &mut KernelMod, errors: &Errors) {
     let markers: Vec<&syn::Attribute> =
         s.attrs.iter().filter(|a| MARKERS.iter().any(|m| a.path().is_ident(m))).collect();
     if markers.len() > 1 {
-        errors.at(markers[1], "a struct takes at most one of #[params], #[shared], #[pipeline], #[barrier], #[named_barrier]");
+        errors.at(
+            markers[1],
+            "a struct takes at most one of #[params], #[shared], #[pipeline], #[barrier], #[named_barrier]",
+        );
     }
     let Some(attr) = markers.first().map(|a| (*a).clone()) else { return };
     let name = s.ident.clone();
@@ -164,7 +167,8 @@ fn parse_struct(s: ItemStruct, kernel: &mut KernelMod, errors: &Errors) {
         "params" => set_once(&mut kernel.params, s, &attr, "#[params]", errors),
         "shared" => set_once(&mut kernel.shared, s, &attr, "#[shared]", errors),
         "role" => errors.at(&attr, "#[role] goes on an `async fn`, not a struct"),
-        _ if !unit => errors.at(&s.ident, format!("`{name}` is declared with #[{path}]: make it a unit struct (`struct {name};`)")),
+        _ if !unit => errors
+            .at(&s.ident, format!("`{name}` is declared with #[{path}]: make it a unit struct (`struct {name};`)")),
         "pipeline" => {
             let mut p = PipelineDecl {
                 name,
@@ -294,10 +298,16 @@ fn parse_role(func: ItemFn, attr: syn::Attribute, kernel: &mut KernelMod, errors
         errors.at(&attr, format!("role `{}` needs a size: `warps = N` or `warpgroups = N`", func.sig.ident));
     }
     if regs.is_none() {
-        errors.at(&attr, format!("role `{}` needs a register budget: `regs = N` (24..=256, a multiple of 8)", func.sig.ident));
+        errors.at(
+            &attr,
+            format!("role `{}` needs a register budget: `regs = N` (24..=256, a multiple of 8)", func.sig.ident),
+        );
     }
     if func.sig.asyncness.is_none() {
-        errors.at(&func.sig.fn_token, format!("role `{}` must be an `async fn`: barrier waits are its suspension points", func.sig.ident));
+        errors.at(
+            &func.sig.fn_token,
+            format!("role `{}` must be an `async fn`: barrier waits are its suspension points", func.sig.ident),
+        );
     }
     if !func.sig.generics.params.is_empty() {
         errors.at(&func.sig.generics, format!("role `{}` cannot be generic", func.sig.ident));

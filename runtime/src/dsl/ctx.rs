@@ -358,7 +358,9 @@ impl<'a, P> Ctx<'a, P> {
     /// Element-wise `a * b + c`.
     pub fn rows_fma<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>, c: &RowVec<R>) -> RowVec<R> {
         let data = match (&a.data, &b.data, &c.data) {
-            (Some(a), Some(b), Some(c)) => Some(a.iter().zip(b.iter()).zip(c.iter()).map(|((a, b), c)| a * b + c).collect()),
+            (Some(a), Some(b), Some(c)) => {
+                Some(a.iter().zip(b.iter()).zip(c.iter()).map(|((a, b), c)| a * b + c).collect())
+            }
             _ => None,
         };
         self.math(MathKind::Fma, R, 1);
@@ -404,12 +406,19 @@ impl<'a, P> Ctx<'a, P> {
         init: f32,
         f: impl Fn(f32, f32) -> f32,
     ) -> RowVec<R> {
-        let data = frag.data.as_ref().map(|d| d.chunks_exact(C).map(|row| row.iter().copied().fold(init, &f)).collect());
+        let data =
+            frag.data.as_ref().map(|d| d.chunks_exact(C).map(|row| row.iter().copied().fold(init, &f)).collect());
         self.math(MathKind::RowReduce, R, C);
         RowVec { data }
     }
 
-    fn rows_zip<const R: usize>(&self, a: &RowVec<R>, b: &RowVec<R>, kind: MathKind, f: impl Fn(f32, f32) -> f32) -> RowVec<R> {
+    fn rows_zip<const R: usize>(
+        &self,
+        a: &RowVec<R>,
+        b: &RowVec<R>,
+        kind: MathKind,
+        f: impl Fn(f32, f32) -> f32,
+    ) -> RowVec<R> {
         let data = match (&a.data, &b.data) {
             (Some(a), Some(b)) => Some(a.iter().zip(b.iter()).map(|(x, y)| f(*x, *y)).collect()),
             _ => None,

@@ -130,7 +130,12 @@ impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
     #[track_caller]
     pub fn rows<const R2: usize>(self, start: usize) -> TileRef<'t, T, R2, C> {
         assert!(start + R2 <= R, "rows {start}..{} of a {R}x{C} tile", start + R2);
-        TileRef { data: self.data, offset: self.offset + start * self.stride, stride: self.stride, _element: PhantomData }
+        TileRef {
+            data: self.data,
+            offset: self.offset + start * self.stride,
+            stride: self.stride,
+            _element: PhantomData,
+        }
     }
 
     /// Columns `start .. start + C2` of this view.

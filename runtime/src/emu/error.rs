@@ -67,11 +67,9 @@ impl std::fmt::Display for EmuError {
         match self {
             EmuError::Launch(e) => write!(f, "launch failed: {e}"),
             EmuError::Deadlock(d) => d.fmt(f),
-            EmuError::Fault { kernel, block, instance, fault } => write!(
-                f,
-                "kernel `{kernel}`, CTA {block:?}, {instance}: {} (at {})",
-                fault.message, fault.location
-            ),
+            EmuError::Fault { kernel, block, instance, fault } => {
+                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance}: {} (at {})", fault.message, fault.location)
+            }
             EmuError::Panic { kernel, block, instance, message } => {
                 write!(f, "kernel `{kernel}`, CTA {block:?}, {instance} panicked: {message}")
             }

@@ -181,10 +181,7 @@ pub struct TensorMemory {
 impl TensorMemory {
     /// Total tensor memory per SM, in bytes.
     pub fn bytes(&self) -> u64 {
-        u64::from(self.lanes.value)
-            * u64::from(self.columns.value)
-            * u64::from(self.cell_bits.value)
-            / 8
+        u64::from(self.lanes.value) * u64::from(self.columns.value) * u64::from(self.cell_bits.value) / 8
     }
 }
 
@@ -362,14 +359,8 @@ impl Machine {
         Machine {
             name: "h100-sxm",
             full_name: "NVIDIA H100 SXM5 80GB",
-            compute_capability: Param::new(
-                (9, 0),
-                "CUDA C++ Programming Guide, compute capabilities (H100 = 9.0)",
-            ),
-            sm_count: Param::new(
-                132,
-                "NVIDIA H100 datasheet / Hopper whitepaper: 132 SMs on H100 SXM5",
-            ),
+            compute_capability: Param::new((9, 0), "CUDA C++ Programming Guide, compute capabilities (H100 = 9.0)"),
+            sm_count: Param::new(132, "NVIDIA H100 datasheet / Hopper whitepaper: 132 SMs on H100 SXM5"),
             clocks: Clocks {
                 boost_ghz: Param::new(
                     1.98,
@@ -426,19 +417,13 @@ impl Machine {
                 setmaxnreg: SetMaxNReg {
                     min: Param::new(24, "PTX ISA, setmaxnreg: imm-reg-count in range 24..=256"),
                     max: Param::new(256, "PTX ISA, setmaxnreg: imm-reg-count in range 24..=256"),
-                    step: Param::new(
-                        8,
-                        "PTX ISA, setmaxnreg: imm-reg-count must be a multiple of 8",
-                    ),
+                    step: Param::new(8, "PTX ISA, setmaxnreg: imm-reg-count must be a multiple of 8"),
                 },
             },
             smem: SharedMemory {
                 max_per_sm_bytes: Param::new(228 * 1024, src::HOPPER_TUNING),
                 max_per_cta_bytes: Param::new(227 * 1024, src::HOPPER_TUNING),
-                carveouts_kb: Param::new(
-                    &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-                    src::HOPPER_TUNING,
-                ),
+                carveouts_kb: Param::new(&[0, 8, 16, 32, 64, 100, 132, 164, 196, 228], src::HOPPER_TUNING),
                 alloc_granularity_bytes: Param::new(
                     128,
                     "cuda_occupancy.h cudaOccSMemAllocationGranularity = 128 (cc 8.x/9.x)",
@@ -508,19 +493,13 @@ impl Machine {
                     "H100 datasheet: dense FP8 1979 TFLOP/s = 2x BF16 -> 4096 FMA/clk/SM",
                 ),
                 issue: MmaIssue::WarpgroupWgmma {
-                    warps_per_warpgroup: Param::new(
-                        4,
-                        "PTX ISA, wgmma.mma_async: a warpgroup is 4 contiguous warps",
-                    ),
+                    warps_per_warpgroup: Param::new(4, "PTX ISA, wgmma.mma_async: a warpgroup is 4 contiguous warps"),
                 },
                 latency: MmaLatencyRule {
                     m: Param::new(64, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
                     k: Param::new(16, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
                     n_min: Param::new(8, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
-                    n_max: Param::new(
-                        256,
-                        "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8",
-                    ),
+                    n_max: Param::new(256, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
                     n_step: Param::new(8, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
                     columns_per_cycle: Param::new(
                         2,
@@ -546,12 +525,7 @@ impl Machine {
                     "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM (Luo et al.); to be calibrated: calibration/README.md",
                 ),
             },
-            l1: L1 {
-                hit_latency_cycles: Param::new(
-                    33,
-                    "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles",
-                ),
-            },
+            l1: L1 { hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles") },
             l2: L2 {
                 size_bytes: Param::new(
                     50 * 1024 * 1024,
@@ -571,10 +545,7 @@ impl Machine {
                 ),
             },
             hbm: Hbm {
-                capacity_bytes: Param::new(
-                    80_000_000_000,
-                    "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)",
-                ),
+                capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),
                 bandwidth_tb_s: Param::new(3.35, "NVIDIA H100 datasheet: 3.35 TB/s (SXM5)"),
                 latency_cycles: Param::new(
                     520,
@@ -600,10 +571,7 @@ impl Machine {
         Machine {
             name: "h200",
             full_name: "NVIDIA H200 SXM 141GB",
-            sm_count: Param::new(
-                132,
-                "NVIDIA H200 datasheet: GH100 with 132 SMs, same as H100 SXM5",
-            ),
+            sm_count: Param::new(132, "NVIDIA H200 datasheet: GH100 with 132 SMs, same as H100 SXM5"),
             hbm: Hbm {
                 capacity_bytes: Param::new(141_000_000_000, "NVIDIA H200 datasheet: 141 GB HBM3e"),
                 bandwidth_tb_s: Param::new(4.8, "NVIDIA H200 datasheet: 4.8 TB/s"),
@@ -668,24 +636,15 @@ impl Machine {
                     "CUDA C++ Programming Guide, technical specifications (cc 10.0): 255 registers per thread",
                 ),
                 setmaxnreg: SetMaxNReg {
-                    min: Param::new(
-                        24,
-                        "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256",
-                    ),
-                    max: Param::new(
-                        256,
-                        "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256",
-                    ),
+                    min: Param::new(24, "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256"),
+                    max: Param::new(256, "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256"),
                     step: Param::new(8, "PTX ISA, setmaxnreg (sm_100a): multiple of 8"),
                 },
             },
             smem: SharedMemory {
                 max_per_sm_bytes: Param::new(228 * 1024, src::BW_TUNING),
                 max_per_cta_bytes: Param::new(227 * 1024, src::BW_TUNING),
-                carveouts_kb: Param::new(
-                    &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
-                    src::BW_TUNING,
-                ),
+                carveouts_kb: Param::new(&[0, 8, 16, 32, 64, 100, 132, 164, 196, 228], src::BW_TUNING),
                 alloc_granularity_bytes: Param::new(
                     128,
                     "cuda_occupancy.h (CUDA 12.8+) cudaOccSMemAllocationGranularity = 128 for cc 10.x; assumed equal to Hopper",
@@ -743,10 +702,7 @@ impl Machine {
                             512,
                             "PTX ISA, Tensor Memory (tcgen05): 128 lanes x 512 columns of 32-bit cells per CTA; NVIDIA Tilus docs 'Tensor Memory Tensor'",
                         ),
-                        cell_bits: Param::new(
-                            32,
-                            "PTX ISA, Tensor Memory (tcgen05): 32-bit cells (256 KB per SM)",
-                        ),
+                        cell_bits: Param::new(32, "PTX ISA, Tensor Memory (tcgen05): 32-bit cells (256 KB per SM)"),
                         alloc_granularity_columns: Param::new(
                             32,
                             "PTX ISA, tcgen05.alloc: nCols a power of 2, at least 32; NVIDIA Tilus docs: 'allocated in units of 32 columns'",
@@ -763,18 +719,9 @@ impl Machine {
                         "PTX ISA, tcgen05.mma kind::f16 with cta_group::1: M = 64 or 128 (128 uses all 128 TMEM lanes)",
                     ),
                     k: Param::new(16, "PTX ISA, tcgen05.mma kind::f16: K = 16"),
-                    n_min: Param::new(
-                        16,
-                        "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16",
-                    ),
-                    n_max: Param::new(
-                        256,
-                        "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16",
-                    ),
-                    n_step: Param::new(
-                        16,
-                        "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16",
-                    ),
+                    n_min: Param::new(16, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
+                    n_max: Param::new(256, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
+                    n_step: Param::new(16, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
                     columns_per_cycle: Param::new(
                         2,
                         "derived from throughput: m128nNk16 = 2048*N FMA at 4096 FMA/clk/SM -> N/2 cycles; no published latency, to be calibrated: calibration/README.md",
@@ -790,9 +737,7 @@ impl Machine {
                     "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM; to be calibrated: calibration/README.md",
                 ),
             },
-            l1: L1 {
-                hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER),
-            },
+            l1: L1 { hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER) },
             l2: L2 {
                 size_bytes: Param::new(
                     132_644_864,
@@ -840,17 +785,8 @@ impl Machine {
     /// Looks a machine up by name, case-insensitively. Accepts `"h100"`, `"h100-sxm"` (also
     /// written with `_` or a space), `"h200"` and `"b200"`; returns `None` for anything else.
     pub fn by_name(name: &str) -> Option<Machine> {
-        let key: String = name
-            .trim()
-            .chars()
-            .map(|c| {
-                if c == '_' || c == ' ' {
-                    '-'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect();
+        let key: String =
+            name.trim().chars().map(|c| if c == '_' || c == ' ' { '-' } else { c.to_ascii_lowercase() }).collect();
         match key.as_str() {
             "h100" | "h100-sxm" | "h100-sxm5" => Some(Machine::h100_sxm()),
             "h200" | "h200-sxm" => Some(Machine::h200()),
@@ -862,10 +798,7 @@ impl Machine {
     /// Peak dense BF16 tensor throughput of the whole GPU at `clock_ghz`, in TFLOP/s
     /// (one FMA counts as two FLOPs).
     pub fn peak_dense_bf16_tflops(&self, clock_ghz: f64) -> f64 {
-        2.0 * f64::from(self.sm_count.value)
-            * f64::from(self.tensor.dense_fma_per_clk_bf16.value)
-            * clock_ghz
-            * 1e-3
+        2.0 * f64::from(self.sm_count.value) * f64::from(self.tensor.dense_fma_per_clk_bf16.value) * clock_ghz * 1e-3
     }
 
     /// Peak dense BF16 throughput at the clock the vendor quotes it at ([`Clocks::spec_ghz`]),
@@ -914,11 +847,7 @@ impl Machine {
     pub fn parameters(&self) -> Vec<ParamEntry> {
         let mut out = Vec::new();
         let mut add = |name: &'static str, value: String, source: &'static str| {
-            out.push(ParamEntry {
-                name,
-                value,
-                source,
-            });
+            out.push(ParamEntry { name, value, source });
         };
         macro_rules! p {
             ($name:literal, $param:expr) => {
@@ -931,94 +860,44 @@ impl Machine {
         p!("clocks.spec_ghz", self.clocks.spec_ghz);
         p!("issue.warp_size", self.issue.warp_size);
         p!("issue.sub_partitions", self.issue.sub_partitions);
-        p!(
-            "issue.warp_instructions_per_smsp_per_clk",
-            self.issue.warp_instructions_per_smsp_per_clk
-        );
+        p!("issue.warp_instructions_per_smsp_per_clk", self.issue.warp_instructions_per_smsp_per_clk);
         p!("limits.warps_per_sm", self.limits.warps_per_sm);
         p!("limits.threads_per_sm", self.limits.threads_per_sm);
         p!("limits.ctas_per_sm", self.limits.ctas_per_sm);
         p!("limits.threads_per_cta", self.limits.threads_per_cta);
         p!("registers.regs_per_sm", self.registers.regs_per_sm);
-        p!(
-            "registers.max_regs_per_cta",
-            self.registers.max_regs_per_cta
-        );
-        p!(
-            "registers.alloc_unit_regs_per_warp",
-            self.registers.alloc_unit_regs_per_warp
-        );
-        p!(
-            "registers.max_regs_per_thread",
-            self.registers.max_regs_per_thread
-        );
+        p!("registers.max_regs_per_cta", self.registers.max_regs_per_cta);
+        p!("registers.alloc_unit_regs_per_warp", self.registers.alloc_unit_regs_per_warp);
+        p!("registers.max_regs_per_thread", self.registers.max_regs_per_thread);
         p!("registers.setmaxnreg.min", self.registers.setmaxnreg.min);
         p!("registers.setmaxnreg.max", self.registers.setmaxnreg.max);
         p!("registers.setmaxnreg.step", self.registers.setmaxnreg.step);
         p!("smem.max_per_sm_bytes", self.smem.max_per_sm_bytes);
         p!("smem.max_per_cta_bytes", self.smem.max_per_cta_bytes);
         p!("smem.carveouts_kb", self.smem.carveouts_kb);
-        p!(
-            "smem.alloc_granularity_bytes",
-            self.smem.alloc_granularity_bytes
-        );
-        p!(
-            "smem.reserved_per_cta_bytes",
-            self.smem.reserved_per_cta_bytes
-        );
-        p!(
-            "smem.bandwidth_bytes_per_clk",
-            self.smem.bandwidth_bytes_per_clk
-        );
+        p!("smem.alloc_granularity_bytes", self.smem.alloc_granularity_bytes);
+        p!("smem.reserved_per_cta_bytes", self.smem.reserved_per_cta_bytes);
+        p!("smem.bandwidth_bytes_per_clk", self.smem.bandwidth_bytes_per_clk);
         p!("smem.load_latency_cycles", self.smem.load_latency_cycles);
-        p!(
-            "pipes.fma.lanes_per_clk_per_sm",
-            self.pipes.fma.lanes_per_clk_per_sm
-        );
+        p!("pipes.fma.lanes_per_clk_per_sm", self.pipes.fma.lanes_per_clk_per_sm);
         p!("pipes.fma.latency_cycles", self.pipes.fma.latency_cycles);
-        p!(
-            "pipes.alu.lanes_per_clk_per_sm",
-            self.pipes.alu.lanes_per_clk_per_sm
-        );
+        p!("pipes.alu.lanes_per_clk_per_sm", self.pipes.alu.lanes_per_clk_per_sm);
         p!("pipes.alu.latency_cycles", self.pipes.alu.latency_cycles);
-        p!(
-            "pipes.mufu.lanes_per_clk_per_sm",
-            self.pipes.mufu.lanes_per_clk_per_sm
-        );
+        p!("pipes.mufu.lanes_per_clk_per_sm", self.pipes.mufu.lanes_per_clk_per_sm);
         p!("pipes.mufu.latency_cycles", self.pipes.mufu.latency_cycles);
-        p!(
-            "pipes.lsu.lanes_per_clk_per_sm",
-            self.pipes.lsu.lanes_per_clk_per_sm
-        );
+        p!("pipes.lsu.lanes_per_clk_per_sm", self.pipes.lsu.lanes_per_clk_per_sm);
         p!("pipes.lsu.latency_cycles", self.pipes.lsu.latency_cycles);
-        p!(
-            "tensor.dense_fma_per_clk_bf16",
-            self.tensor.dense_fma_per_clk_bf16
-        );
-        p!(
-            "tensor.dense_fma_per_clk_fp8",
-            self.tensor.dense_fma_per_clk_fp8
-        );
+        p!("tensor.dense_fma_per_clk_bf16", self.tensor.dense_fma_per_clk_bf16);
+        p!("tensor.dense_fma_per_clk_fp8", self.tensor.dense_fma_per_clk_fp8);
         match &self.tensor.issue {
-            MmaIssue::WarpgroupWgmma {
-                warps_per_warpgroup,
-            } => {
-                p!(
-                    "tensor.issue.wgmma.warps_per_warpgroup",
-                    warps_per_warpgroup
-                );
+            MmaIssue::WarpgroupWgmma { warps_per_warpgroup } => {
+                p!("tensor.issue.wgmma.warps_per_warpgroup", warps_per_warpgroup);
             }
-            MmaIssue::SingleThreadTcgen05 {
-                tmem,
-                max_cta_group,
-            } => {
+            MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group } => {
                 p!("tensor.issue.tcgen05.tmem.lanes", tmem.lanes);
                 p!("tensor.issue.tcgen05.tmem.columns", tmem.columns);
                 p!("tensor.issue.tcgen05.tmem.cell_bits", tmem.cell_bits);
-                p!(
-                    "tensor.issue.tcgen05.tmem.alloc_granularity_columns",
-                    tmem.alloc_granularity_columns
-                );
+                p!("tensor.issue.tcgen05.tmem.alloc_granularity_columns", tmem.alloc_granularity_columns);
                 p!("tensor.issue.tcgen05.max_cta_group", max_cta_group);
             }
         }
@@ -1027,18 +906,9 @@ impl Machine {
         p!("tensor.latency.n_min", self.tensor.latency.n_min);
         p!("tensor.latency.n_max", self.tensor.latency.n_max);
         p!("tensor.latency.n_step", self.tensor.latency.n_step);
-        p!(
-            "tensor.latency.columns_per_cycle",
-            self.tensor.latency.columns_per_cycle
-        );
-        p!(
-            "tensor.latency.min_latency_cycles",
-            self.tensor.latency.min_latency_cycles
-        );
-        p!(
-            "tensor.mma_sync_latency_cycles",
-            self.tensor.mma_sync_latency_cycles
-        );
+        p!("tensor.latency.columns_per_cycle", self.tensor.latency.columns_per_cycle);
+        p!("tensor.latency.min_latency_cycles", self.tensor.latency.min_latency_cycles);
+        p!("tensor.mma_sync_latency_cycles", self.tensor.mma_sync_latency_cycles);
         p!("tma.extra_latency_cycles", self.tma.extra_latency_cycles);
         p!("tma.bytes_per_clk_per_sm", self.tma.bytes_per_clk_per_sm);
         p!("l1.hit_latency_cycles", self.l1.hit_latency_cycles);
@@ -1071,10 +941,7 @@ mod tests {
     use super::*;
 
     fn all() -> Vec<Machine> {
-        Machine::names()
-            .iter()
-            .filter_map(|n| Machine::by_name(n))
-            .collect()
+        Machine::names().iter().filter_map(|n| Machine::by_name(n)).collect()
     }
 
     #[test]
@@ -1098,30 +965,15 @@ mod tests {
     fn every_param_has_a_source() {
         for m in all() {
             let params = m.parameters();
-            assert!(
-                params.len() >= 50,
-                "{}: only {} parameters listed",
-                m.name,
-                params.len()
-            );
+            assert!(params.len() >= 50, "{}: only {} parameters listed", m.name, params.len());
             for p in &params {
-                assert!(
-                    !p.source.trim().is_empty(),
-                    "{}: {} has no source",
-                    m.name,
-                    p.name
-                );
+                assert!(!p.source.trim().is_empty(), "{}: {} has no source", m.name, p.name);
                 assert!(!p.value.is_empty(), "{}: {} has no value", m.name, p.name);
             }
             let mut names: Vec<_> = params.iter().map(|p| p.name).collect();
             names.sort_unstable();
             names.dedup();
-            assert_eq!(
-                names.len(),
-                params.len(),
-                "{}: duplicate parameter names",
-                m.name
-            );
+            assert_eq!(names.len(), params.len(), "{}: duplicate parameter names", m.name);
         }
     }
 
@@ -1131,14 +983,7 @@ mod tests {
             assert!(m.sync.mbarrier_wake_cycles.needs_calibration());
             assert!(!m.sm_count.needs_calibration());
         }
-        assert!(
-            Machine::b200()
-                .pipes
-                .alu
-                .latency_cycles
-                .source
-                .contains("assumed equal to Hopper")
-        );
+        assert!(Machine::b200().pipes.alu.latency_cycles.source.contains("assumed equal to Hopper"));
     }
 
     #[test]
@@ -1204,14 +1049,8 @@ mod tests {
     fn limits_are_consistent() {
         for m in all() {
             let warp = m.issue.warp_size.value;
-            assert_eq!(
-                m.limits.warps_per_sm.value * warp,
-                m.limits.threads_per_sm.value
-            );
-            assert_eq!(
-                m.smem.carveouts_kb.value.last().map(|kb| kb * 1024),
-                Some(m.smem.max_per_sm_bytes.value)
-            );
+            assert_eq!(m.limits.warps_per_sm.value * warp, m.limits.threads_per_sm.value);
+            assert_eq!(m.smem.carveouts_kb.value.last().map(|kb| kb * 1024), Some(m.smem.max_per_sm_bytes.value));
             assert!(m.smem.carveouts_kb.value.windows(2).all(|w| w[0] < w[1]));
             assert_eq!(
                 m.smem.max_per_cta_bytes.value + m.smem.reserved_per_cta_bytes.value,

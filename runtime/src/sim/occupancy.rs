@@ -53,19 +53,8 @@ pub struct BlockResources {
 
 impl BlockResources {
     /// A CTA with uniform registers and no per-warp budgets.
-    pub fn new(
-        threads_per_cta: u32,
-        regs_per_thread: u32,
-        smem_static_bytes: u64,
-        smem_dynamic_bytes: u64,
-    ) -> Self {
-        BlockResources {
-            threads_per_cta,
-            regs_per_thread,
-            smem_static_bytes,
-            smem_dynamic_bytes,
-            warp_regs: None,
-        }
+    pub fn new(threads_per_cta: u32, regs_per_thread: u32, smem_static_bytes: u64, smem_dynamic_bytes: u64) -> Self {
+        BlockResources { threads_per_cta, regs_per_thread, smem_static_bytes, smem_dynamic_bytes, warp_regs: None }
     }
 
     /// Sets one register budget per warp (see [`BlockResources::warp_regs`]).
@@ -83,9 +72,7 @@ impl BlockResources {
         let cap = usize::try_from(self.threads_per_cta).map_or(usize::MAX, |t| t.saturating_add(1));
         let warp_regs = roles
             .iter()
-            .flat_map(|&(warps, regs)| {
-                std::iter::repeat_n(regs, usize::try_from(warps).unwrap_or(usize::MAX))
-            })
+            .flat_map(|&(warps, regs)| std::iter::repeat_n(regs, usize::try_from(warps).unwrap_or(usize::MAX)))
             .take(cap)
             .collect();
         self.with_warp_regs(warp_regs)
@@ -254,10 +241,7 @@ impl fmt::Display for OccupancyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OccupancyError::NoThreads => {
-                write!(
-                    f,
-                    "a CTA needs at least 1 thread: set threads_per_cta to 1 or more"
-                )
+                write!(f, "a CTA needs at least 1 thread: set threads_per_cta to 1 or more")
             }
             OccupancyError::TooManyThreads { threads, max } => write!(
                 f,
@@ -269,10 +253,7 @@ impl fmt::Display for OccupancyError {
                 "{regs} registers per thread exceeds the limit of {max}: cap it with \
                  -maxrregcount or __launch_bounds__, or split the accumulator over more warps"
             ),
-            OccupancyError::TooMuchSharedMemory {
-                requested_bytes,
-                max_bytes,
-            } => write!(
+            OccupancyError::TooMuchSharedMemory { requested_bytes, max_bytes } => write!(
                 f,
                 "{requested_bytes} bytes of shared memory per CTA exceeds the limit of \
                  {max_bytes} bytes ({} KB): use smaller tiles or fewer pipeline stages",
@@ -296,33 +277,19 @@ impl fmt::Display for OccupancyError {
                 "warp_regs has {given} entries but the CTA has {warps} warps: give exactly one \
                  register budget per warp"
             ),
-            OccupancyError::InvalidWarpRegs {
-                warp,
-                regs,
-                launch_regs,
-                min,
-                max,
-                step,
-            } => write!(
+            OccupancyError::InvalidWarpRegs { warp, regs, launch_regs, min, max, step } => write!(
                 f,
                 "warp {warp} has a budget of {regs} registers, which is neither the launch count \
                  ({launch_regs}) nor a legal setmaxnreg value ({min}..={max}, multiple of \
                  {step}): round it to a multiple of {step} in range"
             ),
-            OccupancyError::WarpRegsNeedWarpgroups {
-                warps,
-                sub_partitions,
-            } => write!(
+            OccupancyError::WarpRegsNeedWarpgroups { warps, sub_partitions } => write!(
                 f,
                 "per-warp register budgets differ but the CTA has {warps} warps, not a multiple \
                  of {sub_partitions}: give every warpgroup of {sub_partitions} warps the same \
                  budget, or pad the CTA to whole warpgroups"
             ),
-            OccupancyError::WarpRegsExceedSubPartition {
-                sub_partition,
-                needed,
-                available,
-            } => {
+            OccupancyError::WarpRegsExceedSubPartition { sub_partition, needed, available } => {
                 write!(
                     f,
                     "the per-warp register budgets need {needed} registers on sub-partition \
@@ -330,10 +297,9 @@ impl fmt::Display for OccupancyError {
                      the warps on it (warp w runs on sub-partition w % 4)"
                 )
             }
-            OccupancyError::InvalidCarveoutPercent(p) => write!(
-                f,
-                "shared-memory carve-out preference {p}% is above 100%: use 0..=100"
-            ),
+            OccupancyError::InvalidCarveoutPercent(p) => {
+                write!(f, "shared-memory carve-out preference {p}% is above 100%: use 0..=100")
+            }
             OccupancyError::InvalidMachine { parameter } => write!(
                 f,
                 "the machine description has an invalid {parameter} (zero or empty): fix the \
@@ -369,23 +335,15 @@ pub fn occupancy_with_carveout(
     }
     let max_threads = machine.limits.threads_per_cta.value;
     if threads > max_threads {
-        return Err(OccupancyError::TooManyThreads {
-            threads,
-            max: max_threads,
-        });
+        return Err(OccupancyError::TooManyThreads { threads, max: max_threads });
     }
     let max_regs = machine.registers.max_regs_per_thread.value;
     if block.regs_per_thread > max_regs {
         // cuda_occupancy.h (cudaOccRegAllocationMaxPerThread) checks against 256 on cc >= 7;
         // ptxas never emits more than 255, the limit the Machine carries.
-        return Err(OccupancyError::TooManyRegisters {
-            regs: block.regs_per_thread,
-            max: max_regs,
-        });
+        return Err(OccupancyError::TooManyRegisters { regs: block.regs_per_thread, max: max_regs });
     }
-    let smem_requested = block
-        .smem_static_bytes
-        .saturating_add(block.smem_dynamic_bytes);
+    let smem_requested = block.smem_static_bytes.saturating_add(block.smem_dynamic_bytes);
     let smem_max_per_cta = u64::from(machine.smem.max_per_cta_bytes.value);
     if smem_requested > smem_max_per_cta {
         return Err(OccupancyError::TooMuchSharedMemory {
@@ -405,11 +363,7 @@ pub fn occupancy_with_carveout(
 
     // cudaOccMaxActiveBlocksPerMultiprocessor: the minimum of the four limits, and every
     // factor equal to it, in the order of the cudaOccLimitingFactor bits.
-    let ctas_per_sm = regs
-        .ctas
-        .min(smem.ctas)
-        .min(ctas_by_warps)
-        .min(ctas_by_cta_slots);
+    let ctas_per_sm = regs.ctas.min(smem.ctas).min(ctas_by_warps).min(ctas_by_cta_slots);
     let limiters: Vec<Limiter> = [
         (Limiter::Warps, ctas_by_warps),
         (Limiter::Registers, regs.ctas),
@@ -424,11 +378,7 @@ pub fn occupancy_with_carveout(
 
     let warps_per_sm = ctas_per_sm.saturating_mul(warps_per_cta);
     let max_warps = machine.limits.warps_per_sm.value;
-    let occupancy = if max_warps == 0 {
-        0.0
-    } else {
-        f64::from(warps_per_sm) / f64::from(max_warps)
-    };
+    let occupancy = if max_warps == 0 { 0.0 } else { f64::from(warps_per_sm) / f64::from(max_warps) };
 
     Ok(Occupancy {
         ctas_per_sm,
@@ -449,11 +399,7 @@ pub fn occupancy_with_carveout(
 
 /// Returns `value`, or an [`OccupancyError::InvalidMachine`] naming `parameter` if it is zero.
 fn nonzero(value: u32, parameter: &'static str) -> Result<u32, OccupancyError> {
-    if value == 0 {
-        Err(OccupancyError::InvalidMachine { parameter })
-    } else {
-        Ok(value)
-    }
+    if value == 0 { Err(OccupancyError::InvalidMachine { parameter }) } else { Ok(value) }
 }
 
 /// `__occRoundUp`: `x` rounded up to a multiple of `unit` (non-zero).
@@ -480,10 +426,8 @@ fn registers_limit(
     warp_size: u32,
     sub_partitions: u32,
 ) -> Result<RegisterLimit, OccupancyError> {
-    let unit = u64::from(nonzero(
-        machine.registers.alloc_unit_regs_per_warp.value,
-        "registers.alloc_unit_regs_per_warp",
-    )?);
+    let unit =
+        u64::from(nonzero(machine.registers.alloc_unit_regs_per_warp.value, "registers.alloc_unit_regs_per_warp")?);
     let regs_per_sm = machine.registers.regs_per_sm.value;
     let regs_per_smsp = u64::from(regs_per_sm / sub_partitions);
     let max_regs_per_cta = machine.registers.max_regs_per_cta.value;
@@ -513,11 +457,9 @@ fn registers_limit(
     // sub-partition), then maxBlocks = numWarpsPerSubPartition * numSubPartitions /
     // warpsAllocatedPerCTA; INT_MAX when the kernel uses no registers.
     let uniform_limit = |regs_per_warp: u64| {
-        regs_per_smsp
-            .checked_div(regs_per_warp)
-            .map_or(u32::MAX, |warps_per_smsp| {
-                to_u32(warps_per_smsp * u64::from(sub_partitions) / u64::from(warps_per_cta))
-            })
+        regs_per_smsp.checked_div(regs_per_warp).map_or(u32::MAX, |warps_per_smsp| {
+            to_u32(warps_per_smsp * u64::from(sub_partitions) / u64::from(warps_per_cta))
+        })
     };
 
     // The launch itself is checked with the compiled register count.
@@ -531,10 +473,7 @@ fn registers_limit(
     };
 
     if budgets.len() != warps_per_cta as usize {
-        return Err(OccupancyError::WarpRegsLength {
-            given: budgets.len(),
-            warps: warps_per_cta,
-        });
+        return Err(OccupancyError::WarpRegsLength { given: budgets.len(), warps: warps_per_cta });
     }
     let setmaxnreg = &machine.registers.setmaxnreg;
     for (warp, &regs) in budgets.iter().enumerate() {
@@ -556,10 +495,7 @@ fn registers_limit(
         && budgets.iter().all(|&r| r == first)
     {
         let regs_per_warp = hardware_check(first)?;
-        return Ok(RegisterLimit {
-            ctas: uniform_limit(regs_per_warp),
-            allocated_per_cta,
-        });
+        return Ok(RegisterLimit { ctas: uniform_limit(regs_per_warp), allocated_per_cta });
     }
 
     // Budgets differ: count each sub-partition's share of one CTA (warp w on sub-partition
@@ -567,19 +503,12 @@ fn registers_limit(
     // way) and floor per sub-partition, as the header does for uniform warps. With equal
     // budgets this reduces to the header's formula.
     if !warps_per_cta.is_multiple_of(sub_partitions) {
-        return Err(OccupancyError::WarpRegsNeedWarpgroups {
-            warps: warps_per_cta,
-            sub_partitions,
-        });
+        return Err(OccupancyError::WarpRegsNeedWarpgroups { warps: warps_per_cta, sub_partitions });
     }
     let mut ctas = u32::MAX;
     for sub_partition in 0..sub_partitions {
-        let needed: u64 = budgets
-            .iter()
-            .skip(sub_partition as usize)
-            .step_by(sub_partitions as usize)
-            .map(|&r| per_warp(r))
-            .sum();
+        let needed: u64 =
+            budgets.iter().skip(sub_partition as usize).step_by(sub_partitions as usize).map(|&r| per_warp(r)).sum();
         if needed > regs_per_smsp {
             return Err(OccupancyError::WarpRegsExceedSubPartition {
                 sub_partition,
@@ -591,10 +520,7 @@ fn registers_limit(
             ctas = ctas.min(to_u32(fit));
         }
     }
-    Ok(RegisterLimit {
-        ctas,
-        allocated_per_cta,
-    })
+    Ok(RegisterLimit { ctas, allocated_per_cta })
 }
 
 /// `cudaOccMaxBlocksPerSMWarpsLimit` (partitioned global caching is off on cc 9.0):
@@ -614,26 +540,13 @@ struct SmemLimit {
 /// `cudaOccAlignUpShmemSizeVoltaPlus`: the smallest supported carve-out of at least `bytes`
 /// (0 stays 0), or `None` above the largest.
 fn align_up_carveout(machine: &Machine, bytes: u64) -> Option<u64> {
-    machine
-        .smem
-        .carveouts_kb
-        .value
-        .iter()
-        .map(|&kb| u64::from(kb) * 1024)
-        .find(|&carveout| carveout >= bytes)
+    machine.smem.carveouts_kb.value.iter().map(|&kb| u64::from(kb) * 1024).find(|&carveout| carveout >= bytes)
 }
 
 /// `cudaOccMaxBlocksPerSMSmemLimit` with `cudaOccSMemPreferenceVoltaPlus`.
-fn smem_limit(
-    machine: &Machine,
-    requested: u64,
-    carveout: CarveoutPreference,
-) -> Result<SmemLimit, OccupancyError> {
+fn smem_limit(machine: &Machine, requested: u64, carveout: CarveoutPreference) -> Result<SmemLimit, OccupancyError> {
     let smem = &machine.smem;
-    let granularity = u64::from(nonzero(
-        smem.alloc_granularity_bytes.value,
-        "smem.alloc_granularity_bytes",
-    )?);
+    let granularity = u64::from(nonzero(smem.alloc_granularity_bytes.value, "smem.alloc_granularity_bytes")?);
     let reserved = u64::from(smem.reserved_per_cta_bytes.value);
     let max_per_sm = u64::from(smem.max_per_sm_bytes.value);
     let too_much = || OccupancyError::TooMuchSharedMemory {
@@ -656,10 +569,8 @@ fn smem_limit(
         CarveoutPreference::Percent(p) if p <= 100 => u64::from(p) * max_per_sm / 100,
         CarveoutPreference::Percent(p) => return Err(OccupancyError::InvalidCarveoutPercent(p)),
     };
-    let preference =
-        align_up_carveout(machine, preference).ok_or(OccupancyError::InvalidMachine {
-            parameter: "smem.carveouts_kb",
-        })?;
+    let preference = align_up_carveout(machine, preference)
+        .ok_or(OccupancyError::InvalidMachine { parameter: "smem.carveouts_kb" })?;
 
     // "User requested shared memory limit is used as long as it is greater than the total
     // shared memory used per CTA"; otherwise (Volta+) the CTA's own need is aligned up to a
@@ -669,14 +580,8 @@ fn smem_limit(
     } else {
         align_up_carveout(machine, allocated).ok_or_else(too_much)?
     };
-    let ctas = carveout_bytes
-        .checked_div(allocated)
-        .map_or(u32::MAX, to_u32);
-    Ok(SmemLimit {
-        ctas,
-        allocated_per_cta: to_u32(allocated),
-        carveout_bytes: to_u32(carveout_bytes),
-    })
+    let ctas = carveout_bytes.checked_div(allocated).map_or(u32::MAX, to_u32);
+    Ok(SmemLimit { ctas, allocated_per_cta: to_u32(allocated), carveout_bytes: to_u32(carveout_bytes) })
 }
 
 #[cfg(test)]
@@ -704,13 +609,8 @@ mod tests {
     #[test]
     fn seeds_register_table() {
         // reference/seeds.md: registers/thread -> resident warps, with 128-thread CTAs.
-        for (regs, warps, fraction) in [
-            (32, 64, 1.0),
-            (40, 48, 0.75),
-            (64, 32, 0.5),
-            (128, 16, 0.25),
-            (255, 8, 0.125),
-        ] {
+        for (regs, warps, fraction) in [(32, 64, 1.0), (40, 48, 0.75), (64, 32, 0.5), (128, 16, 0.25), (255, 8, 0.125)]
+        {
             let o = occ(&BlockResources::new(128, regs, 0, 0));
             assert_eq!(o.warps_per_sm, warps, "{regs} registers");
             assert_eq!(o.ctas_per_sm, warps / 4, "{regs} registers");
@@ -768,29 +668,16 @@ mod tests {
         let block = BlockResources::new(128, 32, 0, 100 * 1024);
         // 50% of 228 KB = 114 KB, aligned up to 132 KB, which holds one 101 KB CTA.
         let o = occupancy_with_carveout(&m, &block, CarveoutPreference::Percent(50));
-        assert_eq!(
-            o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)),
-            Ok((132, 1))
-        );
+        assert_eq!(o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)), Ok((132, 1)));
         // 0% is smaller than one CTA: the CTA's need is aligned up to a carve-out instead.
         let o = occupancy_with_carveout(&m, &block, CarveoutPreference::Percent(0));
-        assert_eq!(
-            o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)),
-            Ok((132, 1))
-        );
+        assert_eq!(o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)), Ok((132, 1)));
         let o = occupancy_with_carveout(&m, &block, CarveoutPreference::Percent(100));
-        assert_eq!(
-            o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)),
-            Ok((228, 2))
-        );
+        assert_eq!(o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_per_sm)), Ok((228, 2)));
         // A small kernel under a small preference: 1 KB reserved per CTA, 8 KB carve-out.
         let small = BlockResources::new(64, 32, 0, 0);
         let o = occupancy_with_carveout(&m, &small, CarveoutPreference::Percent(3));
-        assert_eq!(
-            o.as_ref()
-                .map(|o| (o.smem_carveout_kb, o.ctas_by_shared_memory)),
-            Ok((8, 8))
-        );
+        assert_eq!(o.as_ref().map(|o| (o.smem_carveout_kb, o.ctas_by_shared_memory)), Ok((8, 8)));
         assert_eq!(
             occupancy_with_carveout(&m, &block, CarveoutPreference::Percent(101)),
             Err(OccupancyError::InvalidCarveoutPercent(101))
@@ -827,39 +714,20 @@ mod tests {
 
     #[test]
     fn error_cases() {
-        assert_eq!(
-            err(&BlockResources::new(0, 32, 0, 0)),
-            OccupancyError::NoThreads
-        );
+        assert_eq!(err(&BlockResources::new(0, 32, 0, 0)), OccupancyError::NoThreads);
         assert_eq!(
             err(&BlockResources::new(1025, 32, 0, 0)),
-            OccupancyError::TooManyThreads {
-                threads: 1025,
-                max: 1024
-            }
+            OccupancyError::TooManyThreads { threads: 1025, max: 1024 }
         );
-        assert_eq!(
-            err(&BlockResources::new(128, 256, 0, 0)),
-            OccupancyError::TooManyRegisters {
-                regs: 256,
-                max: 255
-            }
-        );
+        assert_eq!(err(&BlockResources::new(128, 256, 0, 0)), OccupancyError::TooManyRegisters { regs: 256, max: 255 });
         assert_eq!(
             err(&BlockResources::new(128, 32, 200 * 1024, 27 * 1024 + 1)),
-            OccupancyError::TooMuchSharedMemory {
-                requested_bytes: 227 * 1024 + 1,
-                max_bytes: 227 * 1024
-            }
+            OccupancyError::TooMuchSharedMemory { requested_bytes: 227 * 1024 + 1, max_bytes: 227 * 1024 }
         );
         // 1024 threads at 72 registers: 2304 x 32 = 73728 > 65536.
         assert!(matches!(
             err(&BlockResources::new(1024, 72, 0, 0)),
-            OccupancyError::RegisterFileExceeded {
-                needed: 73728,
-                available: 65536,
-                ..
-            }
+            OccupancyError::RegisterFileExceeded { needed: 73728, available: 65536, .. }
         ));
         // 25 warps at 80 registers pass a plain 25 x 2560 = 64000 check but fail the hardware
         // check, which rounds the warps up to 28: 28 x 2560 = 71680.
@@ -917,47 +785,18 @@ mod tests {
         let block = BlockResources::new(384, 168, 0, 0).with_role_regs(&[(4, 24), (8, 256)]);
         assert_eq!(
             err(&block),
-            OccupancyError::WarpRegsExceedSubPartition {
-                sub_partition: 0,
-                needed: 768 + 2 * 8192,
-                available: 16384
-            }
+            OccupancyError::WarpRegsExceedSubPartition { sub_partition: 0, needed: 768 + 2 * 8192, available: 16384 }
         );
 
         // Wrong length, an illegal setmaxnreg value, and mixed budgets in a partial warpgroup.
         let block = BlockResources::new(384, 168, 0, 0).with_warp_regs(vec![168; 11]);
-        assert_eq!(
-            err(&block),
-            OccupancyError::WarpRegsLength {
-                given: 11,
-                warps: 12
-            }
-        );
+        assert_eq!(err(&block), OccupancyError::WarpRegsLength { given: 11, warps: 12 });
         let block = BlockResources::new(128, 168, 0, 0).with_warp_regs(vec![168, 168, 170, 168]);
-        assert!(matches!(
-            err(&block),
-            OccupancyError::InvalidWarpRegs {
-                warp: 2,
-                regs: 170,
-                ..
-            }
-        ));
+        assert!(matches!(err(&block), OccupancyError::InvalidWarpRegs { warp: 2, regs: 170, .. }));
         let block = BlockResources::new(128, 32, 0, 0).with_role_regs(&[(u32::MAX, 32)]);
-        assert_eq!(
-            err(&block),
-            OccupancyError::WarpRegsLength {
-                given: 129,
-                warps: 4
-            }
-        );
+        assert_eq!(err(&block), OccupancyError::WarpRegsLength { given: 129, warps: 4 });
         let block = BlockResources::new(192, 64, 0, 0).with_role_regs(&[(4, 64), (2, 32)]);
-        assert_eq!(
-            err(&block),
-            OccupancyError::WarpRegsNeedWarpgroups {
-                warps: 6,
-                sub_partitions: 4
-            }
-        );
+        assert_eq!(err(&block), OccupancyError::WarpRegsNeedWarpgroups { warps: 6, sub_partitions: 4 });
     }
 
     #[test]
@@ -965,26 +804,19 @@ mod tests {
         for (threads, regs) in [(128, 40), (96, 64), (256, 128), (32, 255), (1024, 64)] {
             let warps = (threads / 32) as usize;
             let uniform = occ(&BlockResources::new(threads, regs, 0, 0));
-            let listed =
-                occ(&BlockResources::new(threads, regs, 0, 0).with_warp_regs(vec![regs; warps]));
+            let listed = occ(&BlockResources::new(threads, regs, 0, 0).with_warp_regs(vec![regs; warps]));
             assert_eq!(uniform, listed, "{threads} threads at {regs} registers");
         }
         // Every warp raised by setmaxnreg above the launch count is checked like a launch.
         let block = BlockResources::new(1024, 64, 0, 0).with_warp_regs(vec![72; 32]);
-        assert!(matches!(
-            err(&block),
-            OccupancyError::RegisterFileExceeded { .. }
-        ));
+        assert!(matches!(err(&block), OccupancyError::RegisterFileExceeded { .. }));
     }
 
     #[test]
     fn other_machines_use_their_own_numbers() {
         for m in [Machine::h200(), Machine::b200()] {
             let o = occupancy(&m, &BlockResources::new(128, 40, 0, 100 * 1024));
-            assert_eq!(
-                o.map(|o| (o.ctas_per_sm, o.limiter)),
-                Ok((2, Limiter::SharedMemory))
-            );
+            assert_eq!(o.map(|o| (o.ctas_per_sm, o.limiter)), Ok((2, Limiter::SharedMemory)));
         }
         // A machine with half the registers per sub-partition halves the register limit.
         let mut small = h100();
@@ -996,17 +828,13 @@ mod tests {
         broken.issue.sub_partitions.value = 0;
         assert_eq!(
             occupancy(&broken, &BlockResources::new(128, 32, 0, 0)),
-            Err(OccupancyError::InvalidMachine {
-                parameter: "issue.sub_partitions"
-            })
+            Err(OccupancyError::InvalidMachine { parameter: "issue.sub_partitions" })
         );
         let mut broken = h100();
         broken.smem.carveouts_kb.value = &[];
         assert_eq!(
             occupancy(&broken, &BlockResources::new(128, 32, 0, 0)),
-            Err(OccupancyError::InvalidMachine {
-                parameter: "smem.carveouts_kb"
-            })
+            Err(OccupancyError::InvalidMachine { parameter: "smem.carveouts_kb" })
         );
     }
 }

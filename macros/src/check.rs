@@ -1,0 +1,199 @@
+//! Check: protocol and budget rules the types cannot express. Each rule is a function that
+//! records its findings; all of them run, so one compile shows every problem.
+
+use quote::ToTokens;
+
+use crate::errors::{Errors, list};
+use crate::model::{EndpointKind, Model, Target};
+
+/// Shared memory one CTA may use on compute capability 9.0: 227 KB.
+const MAX_SMEM_PER_CTA: i128 = 227 * 1024;
+/// 32-bit registers per SM.
+const REGISTERS_PER_SM: i128 = 65_536;
+/// Threads one CTA may have.
+const MAX_THREADS_PER_CTA: i128 = 1024;
+
+/// Runs every rule.
+pub fn check(model: &Model<'_>, errors: &Errors) {
+    endpoint_directions(model, errors);
+    shared_memory_budget(model, errors);
+    register_budgets(model, errors);
+    thread_count(model, errors);
+    guards(model, errors);
+    if model.roles.is_empty() {
+        errors.at(&model.kernel.module.ident, "a kernel needs at least one `#[role(..)] async fn`");
+    }
+}
+
+/// A role may only take the ends of a pipeline or barrier it is declared for.
+fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
+    let k = model.kernel;
+    for (r, role) in model.roles.iter().enumerate() {
+        for e in &role.endpoints {
+            let (allowed, what, name, side, declared) = match (e.kind, e.target) {
+                (EndpointKind::Producer, Target::Pipeline(p)) => (
+                    &model.pipelines[p].producers,
+                    "producer end of pipeline",
+                    &k.pipelines[p].name,
+                    "producer",
+                    &model.pipelines[p].producers,
+                ),
+                (EndpointKind::Consumer, Target::Pipeline(p)) => (
+                    &model.pipelines[p].consumers,
+                    "consumer end of pipeline",
+                    &k.pipelines[p].name,
+                    "consumer",
+                    &model.pipelines[p].consumers,
+                ),
+                (EndpointKind::Arriver, Target::Barrier(b)) => (
+                    &model.barriers[b].0,
+                    "arriving end of barrier",
+                    &k.barriers[b].name,
+                    "arrive",
+                    &model.barriers[b].0,
+                ),
+                (EndpointKind::Waiter, Target::Barrier(b)) => {
+                    (&model.barriers[b].1, "waiting end of barrier", &k.barriers[b].name, "wait", &model.barriers[b].1)
+                }
+                (EndpointKind::Named, Target::Named(n)) => {
+                    (&model.named[n], "named barrier", &k.named[n].name, "roles", &model.named[n])
+                }
+                (kind, target) => {
+                    let target_kind = match target {
+                        Target::Pipeline(_) => "a #[pipeline] (use `Producer` or `Consumer`)",
+                        Target::Barrier(_) => "a #[barrier] (use `Arriver` or `Waiter`)",
+                        Target::Named(_) => "a #[named_barrier] (use `Named`)",
+                    };
+                    errors.at(&e.ty, format!("`{kind:?}` cannot be used with {target_kind}"));
+                    continue;
+                }
+            };
+            if !allowed.contains(&r) {
+                let names = list(declared.iter().map(|&i| &model.roles[i].name));
+                errors.at(
+                    &e.ty,
+                    format!(
+                        "role `{}` takes the {what} `{name}`, but `{name}` is declared with `{side} = [{}]`; add `{}` there or take the other end",
+                        role.name,
+                        names.replace('`', ""),
+                        role.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Shared memory per CTA must fit in 227 KB.
+fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
+    let Some(shared) = &model.kernel.shared else { return };
+    let sizes: Option<Vec<i128>> = model.fields.iter().map(|f| Some(f.stages? * f.stage_bytes?)).collect();
+    let Some(sizes) = sizes else { return };
+    let total: i128 = sizes.iter().sum();
+    if total > MAX_SMEM_PER_CTA {
+        let parts: Vec<String> = model.fields.iter().zip(&sizes).map(|(f, s)| format!("`{}` {s} B", f.name)).collect();
+        errors.at(
+            &shared.ident,
+            format!(
+                "shared memory per CTA is {total} bytes ({}), over the {MAX_SMEM_PER_CTA} bytes (227 KB) a CTA can have; use fewer stages or smaller tiles",
+                parts.join(", ")
+            ),
+        );
+    }
+}
+
+/// `setmaxnreg` budgets: multiples of 8 in 24..=256, within the SM's register file.
+fn register_budgets(model: &Model<'_>, errors: &Errors) {
+    let mut total = Some(0i128);
+    for (role, decl) in model.roles.iter().zip(&model.kernel.roles) {
+        let Some(regs) = role.regs_value else {
+            total = None;
+            continue;
+        };
+        if !(24..=256).contains(&regs) || regs % 8 != 0 {
+            errors.at(
+                decl.regs.as_ref().map_or_else(|| decl.attr.to_token_stream(), ToTokens::to_token_stream),
+                format!(
+                    "role `{}` asks for {regs} registers per thread; `setmaxnreg` takes a multiple of 8 in 24..=256",
+                    role.name
+                ),
+            );
+        }
+        total = total.zip(role.instances_value).map(|(t, n)| t + regs * n * i128::from(role.warps_per_instance) * 32);
+    }
+    if let Some(total) = total.filter(|&t| t > REGISTERS_PER_SM) {
+        let parts: Vec<String> = model
+            .roles
+            .iter()
+            .map(|r| {
+                format!(
+                    "`{}` {} warps x {} regs",
+                    r.name,
+                    r.instances_value.unwrap_or(0) * i128::from(r.warps_per_instance),
+                    r.regs_value.unwrap_or(0)
+                )
+            })
+            .collect();
+        errors.at(
+            &model.kernel.module.ident,
+            format!(
+                "the roles need {total} registers per CTA ({}), more than the {REGISTERS_PER_SM} of an SM; lower the budgets",
+                parts.join(", ")
+            ),
+        );
+    }
+}
+
+/// A CTA has at most 1024 threads.
+fn thread_count(model: &Model<'_>, errors: &Errors) {
+    let warps: Option<i128> =
+        model.roles.iter().map(|r| r.instances_value.map(|n| n * i128::from(r.warps_per_instance))).sum();
+    if let Some(threads) = warps.map(|w| w * 32).filter(|&t| t > MAX_THREADS_PER_CTA || t == 0) {
+        errors.at(
+            &model.kernel.module.ident,
+            format!("the roles add up to {threads} threads per CTA; a CTA has 1 to {MAX_THREADS_PER_CTA}"),
+        );
+    }
+}
+
+/// Each buffer is guarded by at most one pipeline, and a pipeline's buffers and declared
+/// stage count agree.
+fn guards(model: &Model<'_>, errors: &Errors) {
+    let k = model.kernel;
+    let mut owner: Vec<Option<usize>> = vec![None; model.fields.len()];
+    for (p, pipe) in model.pipelines.iter().enumerate() {
+        let decl = &k.pipelines[p];
+        if pipe.guards.is_empty() && decl.tma {
+            errors.at(&decl.name, format!("TMA pipeline `{}` guards no buffer: add `guards = [field, ..]`", decl.name));
+        }
+        for &f in &pipe.guards {
+            if let Some(other) = owner[f] {
+                errors.at(
+                    &decl.name,
+                    format!(
+                        "`{}` is guarded by pipelines `{}` and `{}`; a buffer has one guard",
+                        model.fields[f].name, k.pipelines[other].name, decl.name
+                    ),
+                );
+            }
+            owner[f] = Some(p);
+        }
+        let declared = decl.stages.as_ref().map(|e| (e, model.consts.eval(e)));
+        let mut expected = declared.as_ref().and_then(|(_, v)| v.map(|v| (v, "its `stages`".to_string())));
+        for &f in &pipe.guards {
+            let field = &model.fields[f];
+            let Some(stages) = field.stages else { continue };
+            match &expected {
+                Some((n, from)) if *n != stages => errors.at(
+                    &field.ty,
+                    format!(
+                        "ring `{}` has {stages} stage(s) but pipeline `{}` guarding it has {n} ({from}); give them the same stage count",
+                        field.name, decl.name
+                    ),
+                ),
+                Some(_) => {}
+                None => expected = Some((stages, format!("ring `{}`", field.name))),
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Expand: the checked model as Rust. The user's items are re-emitted with the kernel
+//! attributes removed; generated items implement the runtime's traits. Generated code
+//! names the runtime only through `::warpspec::__private`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Ident, Item};
+
+use crate::model::Model;
+use crate::parse::MARKERS;
+
+const P: &str = "::warpspec::__private";
+
+fn private() -> TokenStream {
+    P.parse().unwrap_or_default()
+}
+
+/// The module's items with `#[params]`, `#[shared]`, `#[pipeline]`, `#[barrier]`,
+/// `#[named_barrier]` and `#[role]` removed.
+pub fn stripped_items(items: &[Item]) -> Vec<Item> {
+    items
+        .iter()
+        .cloned()
+        .map(|mut item| {
+            if let Some(attrs) = attrs_mut(&mut item) {
+                attrs.retain(|a| !MARKERS.iter().any(|m| a.path().is_ident(m)));
+            }
+            item
+        })
+        .collect()
+}
+
+fn attrs_mut(item: &mut Item) -> Option<&mut Vec<syn::Attribute>> {
+    Some(match item {
+        Item::Struct(s) => &mut s.attrs,
+        Item::Fn(f) => &mut f.attrs,
+        Item::Const(c) => &mut c.attrs,
+        Item::Enum(e) => &mut e.attrs,
+        Item::Impl(i) => &mut i.attrs,
+        Item::Mod(m) => &mut m.attrs,
+        Item::Static(s) => &mut s.attrs,
+        Item::Trait(t) => &mut t.attrs,
+        Item::Type(t) => &mut t.attrs,
+        Item::Union(u) => &mut u.attrs,
+        Item::Use(u) => &mut u.attrs,
+        _ => return None,
+    })
+}
+
+/// The generated items of a checked kernel.
+pub fn generate(model: &Model<'_>) -> TokenStream {
+    let private = private();
+    let k = model.kernel;
+    let name = k.module.ident.to_string();
+    let params_ty = k.params.as_ref().map_or_else(
+        || quote!(()),
+        |p| {
+            let i = &p.ident;
+            quote!(#i)
+        },
+    );
+    let smem_ty = k.shared.as_ref().map_or_else(
+        || quote!(()),
+        |s| {
+            let i = &s.ident;
+            quote!(#i)
+        },
+    );
+
+    let smem_impl = k.shared.as_ref().map(|s| {
+        let ident = &s.ident;
+        let names: Vec<&Ident> = model.fields.iter().map(|f| &f.name).collect();
+        let tys: Vec<&syn::Type> = model.fields.iter().map(|f| &f.ty).collect();
+        quote! {
+            impl #private::SmemBuffer for #ident {
+                const BYTES: usize = 0 #(+ <#tys as #private::SmemBuffer>::BYTES)*;
+                fn allocate(data: bool) -> Self {
+                    Self { #(#names: <#tys as #private::SmemBuffer>::allocate(data),)* }
+                }
+            }
+        }
+    });
+
+    let roles = model.roles.iter().map(|r| {
+        let role_name = r.name.to_string();
+        let (instances, regs, wpi) = (&r.instances, &r.regs, r.warps_per_instance);
+        quote!(#private::RoleSpec { name: #role_name, instances: (#instances) as u32, warps_per_instance: #wpi, regs: (#regs) as u32 })
+    });
+
+    let role_list = |roles: &[usize]| {
+        let idx = roles.iter().map(|&r| r as u16);
+        quote!(&[#(#idx),*])
+    };
+
+    // Barrier table: each pipeline's full and empty arrays, then the plain barriers.
+    let mut barrier_specs = Vec::new();
+    let mut pipeline_specs = Vec::new();
+    let mut pipeline_impls = Vec::new();
+    let mut views = Vec::new();
+    for (i, (decl, pipe)) in k.pipelines.iter().zip(&model.pipelines).enumerate() {
+        let pname = &decl.name;
+        let stage_tys: Vec<&syn::Type> = pipe.guards.iter().map(|&f| &model.fields[f].ty).collect();
+        let stages = match (&decl.stages, stage_tys.first()) {
+            (Some(e), _) => quote!((#e) as u32),
+            (None, Some(t)) => quote!(<#t as #private::SmemBuffer>::STAGES as u32),
+            (None, None) => quote!(1u32),
+        };
+        let tx = if decl.tma {
+            quote!(0u32 #(+ <#stage_tys as #private::SmemBuffer>::STAGE_BYTES as u32)*)
+        } else {
+            quote!(0u32)
+        };
+        let full_arrivals =
+            decl.full_arrivals.as_ref().map_or_else(|| model.instances_sum(&pipe.producers), |e| quote!((#e) as u32));
+        let empty_arrivals =
+            decl.empty_arrivals.as_ref().map_or_else(|| model.instances_sum(&pipe.consumers), |e| quote!((#e) as u32));
+        let (prod, cons) = (role_list(&pipe.producers), role_list(&pipe.consumers));
+        let (full_name, empty_name) = (format!("{pname}.full"), format!("{pname}.empty"));
+        let full = barrier_specs.len() as u16;
+        barrier_specs.push(quote!(#private::BarrierSpec { name: #full_name, len: #stages, arrivals: #full_arrivals, arrivers: #prod, waiters: #cons }));
+        barrier_specs.push(quote!(#private::BarrierSpec { name: #empty_name, len: #stages, arrivals: #empty_arrivals, arrivers: #cons, waiters: #prod }));
+        let empty = full + 1;
+        let pname_str = pname.to_string();
+        pipeline_specs.push(quote!(#private::PipelineSpec { name: #pname_str, stages: #stages, full: #full, empty: #empty, tx_bytes: #tx }));
+
+        let view = format_ident!("{}View", pname);
+        let fields: Vec<&Ident> = pipe.guards.iter().map(|&f| &model.fields[f].name).collect();
+        let field_tys: Vec<&syn::Type> = pipe.guards.iter().map(|&f| &model.fields[f].stage_ty).collect();
+        let doc = format!("The buffers of one slot of pipeline `{pname}`, reached through its tokens.");
+        views.push(quote! {
+            #[doc = #doc]
+            pub struct #view<'s> { #(#fields: &'s #field_tys,)* }
+            impl<'s> #view<'s> {
+                pub(in super) fn __new(smem: &'s super::#smem_ty, stage: usize) -> Self {
+                    Self { #(#fields: smem.#fields.__stage(stage),)* }
+                }
+                #(
+                    #[doc = "This slot's buffer."]
+                    pub fn #fields(&self) -> &#field_tys { self.#fields }
+                )*
+            }
+        });
+        pipeline_impls.push(quote! {
+            impl #private::Pipeline for #pname {
+                type Kernel = Kernel;
+                const INDEX: usize = #i;
+                type View<'s> = __warpspec_views::#view<'s>;
+                fn view(smem: &#smem_ty, stage: usize) -> Self::View<'_> {
+                    __warpspec_views::#view::__new(smem, stage)
+                }
+            }
+        });
+    }
+    let mut barrier_impls = Vec::new();
+    for (decl, (arrive, wait)) in k.barriers.iter().zip(&model.barriers) {
+        let bname = &decl.name;
+        let index = barrier_specs.len();
+        let len = decl.len.as_ref().map_or_else(|| quote!(1u32), |e| quote!((#e) as u32));
+        let count = decl.count.as_ref().map_or_else(|| model.instances_sum(arrive), |e| quote!((#e) as u32));
+        let (a, w) = (role_list(arrive), role_list(wait));
+        let s = bname.to_string();
+        barrier_specs
+            .push(quote!(#private::BarrierSpec { name: #s, len: #len, arrivals: #count, arrivers: #a, waiters: #w }));
+        barrier_impls.push(quote! {
+            impl #private::Barrier for #bname { type Kernel = Kernel; const INDEX: usize = #index; }
+        });
+    }
+    let mut named_specs = Vec::new();
+    let mut named_impls = Vec::new();
+    for (i, (decl, roles)) in k.named.iter().zip(&model.named).enumerate() {
+        let nname = &decl.name;
+        let threads = decl.threads.as_ref().map_or_else(
+            || {
+                let terms = roles.iter().map(|&r| {
+                    let (n, w) = (&model.roles[r].instances, model.roles[r].warps_per_instance * 32);
+                    quote!((#n) as u32 * #w)
+                });
+                quote!(0u32 #(+ #terms)*)
+            },
+            |e| quote!((#e) as u32),
+        );
+        let id = decl.id.as_ref().map_or_else(
+            || {
+                let id = i as u32 + 1;
+                quote!(#id)
+            },
+            |e| quote!((#e) as u32),
+        );
+        let s = nname.to_string();
+        let r = role_list(roles);
+        named_specs.push(quote!(#private::NamedBarrierSpec { name: #s, id: #id, threads: #threads, roles: #r }));
+        named_impls.push(quote! {
+            impl #private::NamedBarrier for #nname { type Kernel = Kernel; const INDEX: usize = #i; }
+        });
+    }
+
+    let last = model.roles.len().saturating_sub(1);
+    let arms = model.roles.iter().enumerate().map(|(i, r)| {
+        let f = &r.name;
+        let binds = r.endpoints.iter().map(|_| quote!(#private::Endpoint::bind(cta, who)));
+        let pat = if i == last {
+            quote!(_)
+        } else {
+            let i = i as u16;
+            quote!(#i)
+        };
+        quote! {
+            #pat => #private::Box::pin(async move {
+                let cx = cta.__ctx(who);
+                #f(&cx #(, #binds)*).await
+            }),
+        }
+    });
+    let doc = format!("The `{name}` kernel: launch it with `warpspec::emu::run::<{name}::Kernel>`.");
+    quote! {
+        #smem_impl
+        #(#pipeline_impls)*
+        #(#barrier_impls)*
+        #(#named_impls)*
+        #[doc(hidden)]
+        mod __warpspec_views {
+            #[allow(unused_imports)]
+            use super::*;
+            #(#views)*
+        }
+        #[doc = #doc]
+        pub struct Kernel;
+        impl #private::Kernel for Kernel {
+            type Params = #params_ty;
+            type Smem = #smem_ty;
+            const SPEC: #private::KernelSpec = #private::KernelSpec {
+                name: #name,
+                roles: &[#(#roles),*],
+                barriers: &[#(#barrier_specs),*],
+                pipelines: &[#(#pipeline_specs),*],
+                named_barriers: &[#(#named_specs),*],
+                smem_bytes: <#smem_ty as #private::SmemBuffer>::BYTES,
+            };
+            fn spawn<'a>(cta: &'a #private::Cta<'a, Self>, who: #private::Who) -> #private::RoleFuture<'a> {
+                match who.role {
+                    #(#arms)*
+                }
+            }
+        }
+    }
+}
