@@ -31,10 +31,12 @@ __global__ void lds_chase(uint32_t* out, long long* cyc, int iters, int stride, 
 template <int VEC, int ILP>
 __global__ void lds_tput(uint32_t* out, long long* cyc, int iters) {
   extern __shared__ __align__(16) uint32_t s[];
-  for (int i = threadIdx.x; i < 16384; i += blockDim.x) s[i] = i * 2654435761u;
+  for (int i = threadIdx.x; i < 32768; i += blockDim.x) s[i] = i * 2654435761u;
   __syncthreads();
   uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // each ILP slot reads a different 512 B (v4) / 128 B (u32) row
+  // ILP slots of one iteration are 32*VEC*4 B apart; iteration i uses block (i & 7) so ptxas cannot
+  // reuse loaded values across iterations (it CSEs loads from unchanged addresses otherwise).
   uint32_t base = smem_u32(s) + lane * VEC * 4 + (warp % 8) * (32 * VEC * 4 * ILP);
   uint32_t acc = 0;
   __syncthreads();
@@ -42,7 +44,7 @@ __global__ void lds_tput(uint32_t* out, long long* cyc, int iters) {
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
-      uint32_t a = base + k * 32 * VEC * 4;
+      uint32_t a = base + ((i & 7) * 8 + k) * 32 * VEC * 4;
       if (VEC == 4) {
         uint32_t x, y, z, w;
         asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];"
@@ -206,25 +208,40 @@ __global__ void bar_pingpong(long long* cyc, int iters) {
   if (threadIdx.x == 0) cyc[0] = t1 - t0;
 }
 
-// One-way: warp 1 parked in bar.sync 1,64; warp 0 waits, stamps, bar.arrive 1,64; warp 1 stamps.
+// One-way: warp 1 parked in bar.sync 1,64; warp 0 waits ~3000 cycles, writes flag = r+1, stamps
+// clock64 and does bar.arrive 1,64 (V=0) or bar.sync 1,64 (V=1, it is the last to arrive).  Warp 1,
+// after its bar.sync, reads the flag, stores it (so the stamp waits for the load) and stamps.  On
+// sm_90 BAR.SYNC is "DEFER_BLOCKING": a clock read right after it is NOT held back (a first version
+// read t1 ~3000 cycles too early); the flag load is, and the flag value proves the ordering.
+template <int V>
 __global__ void bar_oneway(long long* out, int reps) {
   __shared__ long long t0s[512], t1s[512];
+  __shared__ int flag, seen[512];
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (threadIdx.x == 0) flag = 0;
+  __syncthreads();
   for (int r = 0; r < reps; ++r) {
     if (warp == 0) {
       spin_cycles(3000);
+      if (lane == 0) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(smem_u32(&flag)), "r"(r + 1) : "memory");
       long long t0 = clk();
-      bar_arrive(1, 64);
+      if (V == 0) bar_arrive(1, 64); else bar_sync(1, 64);
       if (lane == 0) t0s[r] = t0;
     } else {
       bar_sync(1, 64);
+      int f;
+      asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(f) : "r"(smem_u32(&flag)) : "memory");
+      asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(smem_u32(&seen[r])), "r"(f) : "memory");
       long long t1 = clk();
       if (lane == 0) t1s[r] = t1;
     }
     bar_sync(2, 64);
   }
   __syncthreads();
-  for (int r = threadIdx.x; r < reps; r += blockDim.x) out[r] = t1s[r] - t0s[r];
+  for (int r = threadIdx.x; r < reps; r += blockDim.x) {
+    out[r] = t1s[r] - t0s[r];
+    out[512 + r] = (seen[r] == r + 1);
+  }
 }
 
 __global__ void clk_overhead(long long* out, int reps) {
@@ -386,15 +403,32 @@ int main() {
     emit("bar_pingpong_oneway", stats_of(v), "cycles",
          "warp0: bar.arrive 1,64; bar.sync 2,64 / warp1: bar.sync 1,64; bar.arrive 2,64; round trip/2");
     const int reps = 400;
-    std::vector<double> all;
-    for (int r = 0; r < 3; ++r) {
-      bar_oneway<<<1, 64>>>(d_cyc, reps);
-      CKLAUNCH();
-      auto w = getv(reps);
-      all.insert(all.end(), w.begin() + 8, w.end());
+    for (int V = 0; V < 2; ++V) {
+      std::vector<double> all;
+      long long ok = 0, tot = 0;
+      for (int r = 0; r < 3; ++r) {
+        if (V == 0) bar_oneway<0><<<1, 64>>>(d_cyc, reps);
+        else bar_oneway<1><<<1, 64>>>(d_cyc, reps);
+        CKLAUNCH();
+        std::vector<long long> c(1024);
+        CK(cudaMemcpy(c.data(), d_cyc, 1024 * 8, cudaMemcpyDeviceToHost));
+        for (int i = 8; i < reps; ++i) {
+          all.push_back((double)c[i]);
+          ok += c[512 + i];
+          ++tot;
+        }
+      }
+      char note[96];
+      snprintf(note, sizeof note, "flag written before the arrive was seen after the wait in %lld of %lld reps", ok, tot);
+      if (V == 0)
+        emit("bar_arrive_to_wake", stats_of(all), "cycles",
+             "warp1 parked in bar.sync 1,64; clock64 before warp0's bar.arrive 1,64 to clock64 after warp1's bar.sync + a dependent ld.shared of a flag (~+25 cycles of LDS latency included)",
+             note);
+      else
+        emit("bar_sync_last_arriver_to_wake", stats_of(all), "cycles",
+             "as bar_arrive_to_wake, but warp0 (the last to arrive) uses bar.sync 1,64 instead of bar.arrive (~+25 cycles of LDS latency included)",
+             note);
     }
-    emit("bar_arrive_to_wake", stats_of(all), "cycles",
-         "warp1 parked in bar.sync 1,64; clock64 before warp0's bar.arrive 1,64 to clock64 after warp1's bar.sync returns");
   }
   return 0;
 }

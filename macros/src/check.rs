@@ -68,7 +68,19 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
                     continue;
                 }
             };
-            if !allowed.contains(&r) {
+            let names_resolved = match e.target {
+                Target::Pipeline(p) => {
+                    let d = &k.pipelines[p];
+                    d.producers.len() + d.consumers.len()
+                        == model.pipelines[p].producers.len() + model.pipelines[p].consumers.len()
+                }
+                Target::Barrier(b) => {
+                    k.barriers[b].arrive.len() + k.barriers[b].wait.len()
+                        == model.barriers[b].0.len() + model.barriers[b].1.len()
+                }
+                Target::Named(n) => k.named[n].roles.len() == model.named[n].len(),
+            };
+            if names_resolved && !allowed.contains(&r) {
                 let names = list(declared.iter().map(|&i| &model.roles[i].name));
                 errors.at(
                     &e.ty,

@@ -204,6 +204,10 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
             let i = i as u16;
             quote!(#i)
         };
+        if !r.resolved {
+            // Its parameters are reported as errors; spawn nothing rather than add noise.
+            return quote!(#pat => #private::Box::pin(async {}),);
+        }
         quote! {
             #pat => #private::Box::pin(async move {
                 let cx = cta.__ctx(who);

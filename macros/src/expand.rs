@@ -9,44 +9,48 @@ use crate::{check, codegen, model, parse};
 
 /// Expands `#[kernel] mod name { ... }`. On error the result carries every problem found.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(attr, "#[kernel] takes no arguments"));
+    let (tokens, errors) = expand_parts(attr, item)?;
+    errors.finish()?;
+    Ok(tokens)
+}
+
+/// Expands, emitting the module beside a `compile_error!` for each problem found. The
+/// module is always emitted when it parses (with the generated impls for whatever resolved),
+/// so rust-analyzer keeps working and rustc reports only the problems themselves.
+pub fn expand_or_fallback(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand_parts(attr, item) {
+        Ok((tokens, errors)) => match errors.finish() {
+            Ok(()) => tokens,
+            Err(e) => {
+                let errors = e.to_compile_error();
+                quote!(#errors #tokens)
+            }
+        },
+        Err(e) => e.to_compile_error(),
     }
+}
+
+/// The expanded module and the problems found; `Err` only if the input is not a module.
+fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStream, Errors)> {
     let module: ItemMod = syn::parse2(item)?;
     let errors = Errors::default();
+    if !attr.is_empty() {
+        errors.at(&attr, "#[kernel] takes no arguments");
+    }
     let kernel = parse::parse(module, &errors);
     let model = model::Model::build(&kernel, &errors);
     check::check(&model, &errors);
-    errors.finish()?;
     let generated = codegen::generate(&model);
-    Ok(emit(&kernel.module, generated))
-}
-
-/// Expands, or on error emits the user's module (attributes stripped, so rust-analyzer
-/// keeps working on it) beside the `compile_error!`s.
-pub fn expand_or_fallback(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match expand(attr, item.clone()) {
-        Ok(tokens) => tokens,
-        Err(error) => {
-            let errors = error.to_compile_error();
-            match syn::parse2::<ItemMod>(item) {
-                Ok(module) => {
-                    let fallback = emit(&module, TokenStream::new());
-                    quote!(#errors #fallback)
-                }
-                Err(_) => errors,
-            }
-        }
-    }
+    Ok((emit(&kernel.module, generated), errors))
 }
 
 /// The module with its items stripped of kernel attributes, plus `generated`.
 fn emit(module: &ItemMod, generated: TokenStream) -> TokenStream {
     let ItemMod { attrs, vis, unsafety, mod_token, ident, content, semi, .. } = module;
-    let items = content.as_ref().map(|(_, items)| codegen::stripped_items(items)).unwrap_or_default();
-    if content.is_none() {
+    let Some((_, items)) = content else {
         return quote!(#(#attrs)* #vis #unsafety #mod_token #ident #semi);
-    }
+    };
+    let items = codegen::stripped_items(items);
     quote! {
         #(#attrs)*
         #vis #unsafety #mod_token #ident {

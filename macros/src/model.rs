@@ -88,6 +88,8 @@ pub struct Role {
     pub regs_value: Option<i128>,
     /// Endpoints the role takes, in parameter order (the context excluded).
     pub endpoints: Vec<EndpointUse>,
+    /// Whether every parameter resolved (the role can be spawned).
+    pub resolved: bool,
 }
 
 /// A field of the `#[shared]` struct.
@@ -210,6 +212,7 @@ impl<'k> Model<'k> {
                 regs_value: model.consts.eval(&regs),
                 regs: regs.to_token_stream(),
                 endpoints: Vec::new(),
+                resolved: false,
             });
         }
         let mut seen = HashMap::new();
@@ -244,7 +247,9 @@ impl<'k> Model<'k> {
             .map(|n| model.resolve_roles(&n.roles, &format!("named barrier `{}`", n.name), errors))
             .collect();
         for (index, decl) in kernel.roles.iter().enumerate() {
-            model.roles[index].endpoints = model.endpoints(decl, errors);
+            let endpoints = model.endpoints(decl, errors);
+            model.roles[index].resolved = endpoints.len() + 1 == decl.func.sig.inputs.len();
+            model.roles[index].endpoints = endpoints;
         }
         model
     }
