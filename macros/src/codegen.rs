@@ -77,6 +77,9 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
                 fn allocate(data: bool) -> Self {
                     Self { #(#names: <#tys as #private::SmemBuffer>::allocate(data),)* }
                 }
+                fn reset(&mut self) {
+                    #(<#tys as #private::SmemBuffer>::reset(&mut self.#names);)*
+                }
             }
         }
     });

@@ -123,11 +123,8 @@ impl<'a, P> Ctx<'a, P> {
         if let Err(e) = src.check_coords(coords) {
             return self.fault(format!("tma_load of a {R}x{C} tile: {e}"));
         }
-        if dst.has_data() && src.has_data() {
-            let mut buf = vec![0.0; R * C];
-            src.read_box(coords, R, C, &mut buf);
-            dst.write_from(&buf);
-        }
+        // Global values are already rounded to `T`, the tile's own format: copy as they are.
+        dst.with_storage_mut(|data, offset, stride| src.read_box(coords, R, C, data, offset, stride));
         let op = Op::TmaLoad { slot: on.tx_slot(), bytes: dst.bytes() as u32, rows: R as u32, cols: C as u32 };
         self.backend.issue(self.who, op);
     }
@@ -150,7 +147,9 @@ impl<'a, P> Ctx<'a, P> {
                 if src.has_data() && dst.has_data() {
                     let mut buf = vec![0.0; R * C];
                     src.read_into(&mut buf);
-                    dst.write_box(coords, R, C, &buf);
+                    if let Err(e) = dst.write_box(coords, R, C, &buf) {
+                        self.fault(format!("tma_store: {e}"));
+                    }
                 }
                 self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32 });
             }
@@ -278,8 +277,10 @@ impl<'a, P> Ctx<'a, P> {
         if let Err(e) = dst.check_coords(coords) {
             return self.fault(format!("store_global of a {R}x{C} fragment: {e}"));
         }
-        if let Some(data) = src.data.as_ref() {
-            dst.write_box(coords, R, C, data);
+        if let Some(data) = src.data.as_ref()
+            && let Err(e) = dst.write_box(coords, R, C, data)
+        {
+            return self.fault(format!("store_global: {e}"));
         }
         self.backend.issue(self.who, Op::GlobalStore { bytes: (R * C * T::BYTES) as u32 });
     }

@@ -8,9 +8,11 @@ use super::element::{DType, Element};
 
 /// A dense row-major tensor in global memory, shared by every CTA of a launch.
 ///
-/// Cloning is cheap (the storage is reference counted). A tensor made with
-/// [`Global::shape_only`] has a shape but no data: timing runs use it so that large problems
-/// cost no memory. Values are stored rounded to `T` and read back as `f32`.
+/// Cloning is cheap (the storage is reference counted). Values are stored rounded to `T` and
+/// read back as `f32`. A tensor is either an input ([`Global::from_f32`]: kernels read it,
+/// never write it, so tile loads are plain copies), an output ([`Global::zeros`],
+/// [`Global::output_from_f32`]: CTAs on different threads may write it), or shape only
+/// ([`Global::shape_only`]: timing runs, no memory).
 pub struct Global<T: Element> {
     inner: Arc<Storage>,
     _element: PhantomData<T>,
@@ -18,8 +20,17 @@ pub struct Global<T: Element> {
 
 struct Storage {
     shape: Vec<usize>,
+    data: Data,
+}
+
+/// The values of a tensor.
+enum Data {
+    /// Timing runs: no values.
+    ShapeOnly,
+    /// Read-only during a launch.
+    Input(Box<[f32]>),
     /// `f32` bit patterns; atomics let CTAs on different threads write disjoint tiles.
-    data: Option<Box<[AtomicU32]>>,
+    Output(Box<[AtomicU32]>),
 }
 
 impl<T: Element> Clone for Global<T> {
@@ -31,38 +42,51 @@ impl<T: Element> Clone for Global<T> {
 impl<T: Element> std::fmt::Debug for Global<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Global<{}>{:?}", T::DTYPE, self.inner.shape)?;
-        if self.inner.data.is_none() {
-            f.write_str(" (shape only)")?;
-        }
-        Ok(())
+        f.write_str(match self.inner.data {
+            Data::ShapeOnly => " (shape only)",
+            Data::Input(_) => " (input)",
+            Data::Output(_) => " (output)",
+        })
     }
 }
 
 impl<T: Element> Global<T> {
-    /// A tensor of the given shape filled with zeros.
+    /// An output tensor of the given shape filled with zeros.
     pub fn zeros(shape: &[usize]) -> Self {
         let len = shape.iter().product();
         let data = (0..len).map(|_| AtomicU32::new(0)).collect();
-        Self::from_storage(shape, Some(data))
+        Self::from_storage(shape, Data::Output(data))
     }
 
-    /// A tensor holding `values` (row-major), each rounded to `T`.
+    /// An input tensor holding `values` (row-major), each rounded to `T`. Kernels may read it
+    /// but not write it.
     ///
     /// Returns `None` if `values.len()` is not the product of `shape`.
     pub fn from_f32(shape: &[usize], values: &[f32]) -> Option<Self> {
         if values.len() != shape.iter().product::<usize>() {
             return None;
         }
+        Some(Self::from_storage(shape, Data::Input(values.iter().map(|&v| T::round(v)).collect())))
+    }
+
+    /// An output tensor holding `values` (row-major), each rounded to `T`, that kernels may
+    /// read and write.
+    ///
+    /// Returns `None` if `values.len()` is not the product of `shape`.
+    pub fn output_from_f32(shape: &[usize], values: &[f32]) -> Option<Self> {
+        if values.len() != shape.iter().product::<usize>() {
+            return None;
+        }
         let data = values.iter().map(|&v| AtomicU32::new(T::round(v).to_bits())).collect();
-        Some(Self::from_storage(shape, Some(data)))
+        Some(Self::from_storage(shape, Data::Output(data)))
     }
 
     /// A tensor with a shape and no data, for timing runs.
     pub fn shape_only(shape: &[usize]) -> Self {
-        Self::from_storage(shape, None)
+        Self::from_storage(shape, Data::ShapeOnly)
     }
 
-    fn from_storage(shape: &[usize], data: Option<Box<[AtomicU32]>>) -> Self {
+    fn from_storage(shape: &[usize], data: Data) -> Self {
         Self { inner: Arc::new(Storage { shape: shape.to_vec(), data }), _element: PhantomData }
     }
 
@@ -93,39 +117,67 @@ impl<T: Element> Global<T> {
 
     /// Whether the tensor holds data (false for [`Global::shape_only`]).
     pub fn has_data(&self) -> bool {
-        self.inner.data.is_some()
+        !matches!(self.inner.data, Data::ShapeOnly)
     }
 
     /// A copy of the contents as `f32`, or `None` for a shape-only tensor.
     pub fn to_f32_vec(&self) -> Option<Vec<f32>> {
-        let data = self.inner.data.as_ref()?;
-        Some(data.iter().map(|v| f32::from_bits(v.load(Ordering::Relaxed))).collect())
+        match &self.inner.data {
+            Data::ShapeOnly => None,
+            Data::Input(data) => Some(data.to_vec()),
+            Data::Output(data) => Some(data.iter().map(|v| f32::from_bits(v.load(Ordering::Relaxed))).collect()),
+        }
     }
 
     /// Reads the 2-D box of `rows x cols` elements whose top-left corner is at `coords`
-    /// (one coordinate per dimension; the box spans the last two) into `out` (row-major,
-    /// `cols` per row). Elements outside the tensor read as zero, as a TMA load fills them.
-    pub(crate) fn read_box(&self, coords: &[usize], rows: usize, cols: usize, out: &mut [f32]) {
-        let Some(data) = self.inner.data.as_ref() else { return };
+    /// (one coordinate per dimension; the box spans the last two) into `out`, row `r` at
+    /// `out[offset + r * stride..]`. Elements outside the tensor read as zero, as a TMA load
+    /// fills them.
+    pub(crate) fn read_box(
+        &self,
+        coords: &[usize],
+        rows: usize,
+        cols: usize,
+        out: &mut [f32],
+        offset: usize,
+        stride: usize,
+    ) {
         let (base, row_stride, valid_rows, valid_cols) = self.box_geometry(coords, rows, cols);
         for r in 0..rows {
-            let dst = &mut out[r * cols..(r + 1) * cols];
+            let dst = &mut out[offset + r * stride..offset + r * stride + cols];
             if r >= valid_rows {
                 dst.fill(0.0);
                 continue;
             }
-            let src = &data[base + r * row_stride..base + r * row_stride + valid_cols];
-            for (d, s) in dst.iter_mut().zip(src) {
-                *d = f32::from_bits(s.load(Ordering::Relaxed));
+            let start = base + r * row_stride;
+            match &self.inner.data {
+                Data::ShapeOnly => return,
+                Data::Input(data) => dst[..valid_cols].copy_from_slice(&data[start..start + valid_cols]),
+                Data::Output(data) => {
+                    for (d, s) in dst.iter_mut().zip(&data[start..start + valid_cols]) {
+                        *d = f32::from_bits(s.load(Ordering::Relaxed));
+                    }
+                }
             }
             dst[valid_cols..].fill(0.0);
         }
     }
 
     /// Writes the 2-D box `values` (row-major, `cols` per row) at `coords`, rounding to `T`.
-    /// Elements outside the tensor are dropped, as a TMA store clips them.
-    pub(crate) fn write_box(&self, coords: &[usize], rows: usize, cols: usize, values: &[f32]) {
-        let Some(data) = self.inner.data.as_ref() else { return };
+    /// Elements outside the tensor are dropped, as a TMA store clips them. Fails on an input
+    /// tensor.
+    pub(crate) fn write_box(&self, coords: &[usize], rows: usize, cols: usize, values: &[f32]) -> Result<(), String> {
+        let data = match &self.inner.data {
+            Data::ShapeOnly => return Ok(()),
+            Data::Input(_) => {
+                return Err(format!(
+                    "the {}{:?} tensor is an input (made with Global::from_f32) and cannot be written; make outputs with Global::zeros or Global::output_from_f32",
+                    T::DTYPE,
+                    self.inner.shape
+                ));
+            }
+            Data::Output(data) => data,
+        };
         let (base, row_stride, valid_rows, valid_cols) = self.box_geometry(coords, rows, cols);
         for r in 0..valid_rows {
             let src = &values[r * cols..r * cols + valid_cols];
@@ -134,6 +186,7 @@ impl<T: Element> Global<T> {
                 d.store(T::round(*s).to_bits(), Ordering::Relaxed);
             }
         }
+        Ok(())
     }
 
     /// Checks that `coords` addresses this tensor: one coordinate per dimension, outer
@@ -183,12 +236,18 @@ mod tests {
     #[test]
     fn boxes_fill_zeros_outside_and_clip_stores() {
         let values: Vec<f32> = (0..12).map(|v| v as f32).collect();
-        let t = Global::<f32>::from_f32(&[3, 4], &values).unwrap();
+        let t = Global::<f32>::output_from_f32(&[3, 4], &values).unwrap();
         let mut out = vec![-1.0; 4];
-        t.read_box(&[2, 3], 2, 2, &mut out);
+        t.read_box(&[2, 3], 2, 2, &mut out, 0, 2);
         assert_eq!(out, [11.0, 0.0, 0.0, 0.0]);
-        t.write_box(&[2, 2], 2, 2, &[100.0, 101.0, 102.0, 103.0]);
+        t.write_box(&[2, 2], 2, 2, &[100.0, 101.0, 102.0, 103.0]).unwrap();
         assert_eq!(&t.to_f32_vec().unwrap()[8..], &[8.0, 9.0, 100.0, 101.0]);
+        let input = Global::<f32>::from_f32(&[3, 4], &values).unwrap();
+        let mut out = vec![-1.0; 4];
+        input.read_box(&[2, 3], 2, 2, &mut out, 0, 2);
+        assert_eq!(out, [11.0, 0.0, 0.0, 0.0]);
+        let err = input.write_box(&[0, 0], 1, 1, &[1.0]).unwrap_err();
+        assert!(err.contains("f32[3, 4] tensor is an input"), "{err}");
     }
 
     #[test]
@@ -202,8 +261,10 @@ mod tests {
     fn outer_dimensions_select_the_matrix() {
         let values: Vec<f32> = (0..24).map(|v| v as f32).collect();
         let t = Global::<f32>::from_f32(&[2, 3, 4], &values).unwrap();
-        let mut out = vec![0.0; 2];
-        t.read_box(&[1, 1, 1], 1, 2, &mut out);
+        let mut out = vec![0.0; 3];
+        t.read_box(&[1, 1, 1], 1, 2, &mut out, 1, 2);
+        assert_eq!(out[0], 0.0);
+        let out = &out[1..];
         assert_eq!(out, [17.0, 18.0]);
         assert!(t.check_coords(&[2, 0, 0]).is_err());
         assert!(t.check_coords(&[1, 0]).is_err());

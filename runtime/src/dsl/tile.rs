@@ -31,6 +31,8 @@ pub trait SmemBuffer: Sized {
     const STAGE_BYTES: usize = Self::BYTES;
     /// Allocates it, with data (`true`) or as shape only (`false`).
     fn allocate(data: bool) -> Self;
+    /// Zeroes its data, so that storage can be reused for the next CTA.
+    fn reset(&mut self);
 }
 
 impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
@@ -38,6 +40,11 @@ impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
     fn allocate(data: bool) -> Self {
         let data = data.then(|| RefCell::new(vec![0.0; R * C].into_boxed_slice()));
         Self { data, _element: PhantomData }
+    }
+    fn reset(&mut self) {
+        if let Some(data) = self.data.as_mut() {
+            data.get_mut().fill(0.0);
+        }
     }
 }
 
@@ -47,6 +54,9 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
     const STAGE_BYTES: usize = B::BYTES;
     fn allocate(data: bool) -> Self {
         Self { stages: (0..N).map(|_| B::allocate(data)).collect() }
+    }
+    fn reset(&mut self) {
+        self.stages.iter_mut().for_each(B::reset);
     }
 }
 
@@ -62,6 +72,7 @@ impl<B, const N: usize> Ring<B, N> {
 impl SmemBuffer for () {
     const BYTES: usize = 0;
     fn allocate(_data: bool) -> Self {}
+    fn reset(&mut self) {}
 }
 
 impl<T: Element, const R: usize, const C: usize> Tile<T, R, C> {
@@ -182,6 +193,14 @@ impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
                     *d = T::round(*s);
                 }
             }
+        }
+    }
+
+    /// Runs `f` on the tile's storage with this view's offset and row stride; no-op without
+    /// data. Values written must already be representable in `T`.
+    pub(crate) fn with_storage_mut(&self, f: impl FnOnce(&mut [f32], usize, usize)) {
+        if let Some(mut data) = self.borrow_mut() {
+            f(&mut data, self.offset, self.stride);
         }
     }
 

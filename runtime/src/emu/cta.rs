@@ -180,11 +180,13 @@ pub(super) fn run_cta<K: Kernel>(
     grid: &Grid,
     linear: usize,
     params: &K::Params,
+    smem: &mut K::Smem,
 ) -> Result<u64, EmuError> {
     let block = grid.block(linear);
-    let smem = K::Smem::allocate(true);
+    smem.reset();
+    let smem = &*smem;
     let backend = EmuBackend::new(spec);
-    let cta = Cta::<K> { params, smem: &smem, backend: &backend, block, grid: grid.dims };
+    let cta = Cta::<K> { params, smem, backend: &backend, block, grid: grid.dims };
     let instances: Vec<Who> = spec.instances().collect();
     let mut futures: Vec<_> = instances.iter().map(|&who| Some(K::spawn(&cta, who))).collect();
     let mut cx = Context::from_waker(Waker::noop());

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 pub use error::{BlockedInstance, Deadlock, EmuError};
 pub use mbarrier::MBarrier;
 
-use crate::dsl::Kernel;
+use crate::dsl::{Kernel, SmemBuffer};
 use crate::launch::{self, Grid};
 
 /// What an emulated launch did.
@@ -46,8 +46,11 @@ impl EmuReport {
 pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuError> {
     let spec = launch::check::<K>(&grid)?;
     let start = Instant::now();
-    let results: Vec<Result<u64, EmuError>> =
-        (0..grid.ctas()).into_par_iter().map(|linear| cta::run_cta::<K>(spec, &grid, linear, params)).collect();
+    // Shared memory is allocated once per rayon job and zeroed for each CTA.
+    let results: Vec<Result<u64, EmuError>> = (0..grid.ctas())
+        .into_par_iter()
+        .map_init(|| K::Smem::allocate(true), |smem, linear| cta::run_cta::<K>(spec, &grid, linear, params, smem))
+        .collect();
     let mut mma_flops = 0;
     for result in results {
         mma_flops += result?;

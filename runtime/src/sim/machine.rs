@@ -245,6 +245,8 @@ pub struct TensorCore {
     pub dense_fma_per_clk_bf16: Param<u32>,
     /// Dense FP8 fused multiply-adds per clock per SM.
     pub dense_fma_per_clk_fp8: Param<u32>,
+    /// Dense TF32 fused multiply-adds per clock per SM (`f32` operands).
+    pub dense_fma_per_clk_tf32: Param<u32>,
     /// How MMAs are issued and where accumulators live.
     pub issue: MmaIssue,
     /// Latency of the native asynchronous MMA.
@@ -492,6 +494,10 @@ impl Machine {
                     4096,
                     "H100 datasheet: dense FP8 1979 TFLOP/s = 2x BF16 -> 4096 FMA/clk/SM",
                 ),
+                dense_fma_per_clk_tf32: Param::new(
+                    1024,
+                    "H100 datasheet: dense TF32 494.7 TFLOP/s = BF16 / 2 -> 1024 FMA/clk/SM",
+                ),
                 issue: MmaIssue::WarpgroupWgmma {
                     warps_per_warpgroup: Param::new(4, "PTX ISA, wgmma.mma_async: a warpgroup is 4 contiguous warps"),
                 },
@@ -692,6 +698,10 @@ impl Machine {
                     8192,
                     "HGX B200 spec: dense FP8 4.5 PFLOP/s = 2x BF16 (glennklockwood.com/garden/processors/B200) -> 8192 FMA/clk/SM",
                 ),
+                dense_fma_per_clk_tf32: Param::new(
+                    2048,
+                    "HGX B200 spec: dense TF32 1.1 PFLOP/s = BF16 / 2 (glennklockwood.com/garden/processors/B200) -> 2048 FMA/clk/SM",
+                ),
                 issue: MmaIssue::SingleThreadTcgen05 {
                     tmem: TensorMemory {
                         lanes: Param::new(
@@ -889,6 +899,7 @@ impl Machine {
         p!("pipes.lsu.latency_cycles", self.pipes.lsu.latency_cycles);
         p!("tensor.dense_fma_per_clk_bf16", self.tensor.dense_fma_per_clk_bf16);
         p!("tensor.dense_fma_per_clk_fp8", self.tensor.dense_fma_per_clk_fp8);
+        p!("tensor.dense_fma_per_clk_tf32", self.tensor.dense_fma_per_clk_tf32);
         match &self.tensor.issue {
             MmaIssue::WarpgroupWgmma { warps_per_warpgroup } => {
                 p!("tensor.issue.wgmma.warps_per_warpgroup", warps_per_warpgroup);

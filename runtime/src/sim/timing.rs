@@ -1,0 +1,168 @@
+//! The numbers the SM model runs on, derived once from a [`Machine`] at the simulated clock.
+//!
+//! Nothing here is a new machine parameter: every value is a [`Machine`] field, converted to
+//! the units the model uses (cycles, bytes per cycle, warp-instructions per cycle per
+//! sub-partition). Bandwidths quoted in TB/s become bytes per SM cycle at the clock of the
+//! run, which is why the clock is an input.
+
+use crate::dsl::DType;
+
+use super::machine::{Machine, MmaLatencyRule, Pipe};
+
+/// The SM's counted-instruction pipes (see [`super::lower`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExecPipe {
+    /// FP32 FMA/FADD/FMUL.
+    Fma,
+    /// Integer, logic, compare/select, conversions, FMNMX, moves.
+    Alu,
+    /// Special functions (`ex2`, `rcp`).
+    Mufu,
+    /// Load/store unit: shared-memory accesses, shuffles, global accesses.
+    Lsu,
+}
+
+impl ExecPipe {
+    /// Every pipe, in index order.
+    pub const ALL: [ExecPipe; 4] = [ExecPipe::Fma, ExecPipe::Alu, ExecPipe::Mufu, ExecPipe::Lsu];
+
+    /// Position in [`ExecPipe::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Short name used in traces and reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ExecPipe::Fma => "FMA",
+            ExecPipe::Alu => "ALU",
+            ExecPipe::Mufu => "MUFU",
+            ExecPipe::Lsu => "LSU",
+        }
+    }
+}
+
+/// Issue interval and result latency of one pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipeTiming {
+    /// Cycles one warp-instruction occupies the pipe of its sub-partition:
+    /// `warp_size / (lanes_per_clk_per_sm / sub_partitions)`, at least 1.
+    pub interval: u64,
+    /// Cycles from issue until a dependent instruction may issue.
+    pub latency: u64,
+}
+
+/// Derived timing of one machine at one clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// Sub-partitions (schedulers) per SM.
+    pub sub_partitions: usize,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// Per pipe, indexed by [`ExecPipe::index`].
+    pub pipes: [PipeTiming; 4],
+    /// Shared-memory bytes per cycle per SM.
+    pub smem_bytes_per_clk: f64,
+    /// Shared-memory load latency, cycles.
+    pub smem_latency: u64,
+    /// Tensor-core FMAs per cycle per SM for bf16/f16, f32 (tf32) operands.
+    pub tensor_fma_per_clk: [f64; 2],
+    /// Latency rule of the native MMA instruction.
+    pub mma_rule: MmaLatencyRule,
+    /// TMA bytes per cycle per SM.
+    pub tma_bytes_per_clk: f64,
+    /// Extra latency of a TMA copy over a plain access, cycles.
+    pub tma_extra_latency: u64,
+    /// L2 bytes per cycle, whole GPU.
+    pub l2_bytes_per_clk: f64,
+    /// L2 hit latency, cycles.
+    pub l2_latency: u64,
+    /// L2 capacity, bytes.
+    pub l2_bytes: u64,
+    /// HBM bytes per cycle, whole GPU.
+    pub hbm_bytes_per_clk: f64,
+    /// HBM (L2 miss) latency, cycles.
+    pub hbm_latency: u64,
+    /// mbarrier completion to waiter wake-up, cycles.
+    pub mbarrier_wake: u64,
+    /// Last `bar.sync` arrival to waiters resuming, cycles.
+    pub named_barrier: u64,
+}
+
+impl Timing {
+    /// The timing of `machine` at `clock_ghz`.
+    pub fn new(machine: &Machine, clock_ghz: f64) -> Self {
+        let sub_partitions = machine.issue.sub_partitions.value.max(1);
+        let warp_size = machine.issue.warp_size.value.max(1);
+        let pipe = |p: &Pipe| {
+            let lanes_per_smsp = (p.lanes_per_clk_per_sm.value / sub_partitions).max(1);
+            PipeTiming {
+                interval: u64::from(warp_size.div_ceil(lanes_per_smsp)).max(1),
+                latency: u64::from(p.latency_cycles.value),
+            }
+        };
+        let p = &machine.pipes;
+        let per_clk = |tb_s: f64| tb_s * 1e12 / (clock_ghz * 1e9);
+        let t = &machine.tensor;
+        Timing {
+            sub_partitions: sub_partitions as usize,
+            warp_size,
+            pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu)],
+            smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),
+            smem_latency: u64::from(machine.smem.load_latency_cycles.value),
+            tensor_fma_per_clk: [
+                f64::from(t.dense_fma_per_clk_bf16.value.max(1)),
+                f64::from(t.dense_fma_per_clk_tf32.value.max(1)),
+            ],
+            mma_rule: t.latency,
+            tma_bytes_per_clk: f64::from(machine.tma.bytes_per_clk_per_sm.value.max(1)),
+            tma_extra_latency: u64::from(machine.tma.extra_latency_cycles.value),
+            l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
+            l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
+            l2_bytes: machine.l2.size_bytes.value,
+            hbm_bytes_per_clk: per_clk(machine.hbm.bandwidth_tb_s.value).max(1.0),
+            hbm_latency: u64::from(machine.hbm.latency_cycles.value),
+            mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
+            named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
+        }
+    }
+
+    /// Timing of pipe `pipe`.
+    pub fn pipe(&self, pipe: ExecPipe) -> PipeTiming {
+        self.pipes[pipe.index()]
+    }
+
+    /// Tensor FMAs per cycle per SM for operands of `dtype`.
+    pub fn tensor_rate(&self, dtype: DType) -> f64 {
+        match dtype {
+            DType::Bf16 | DType::F16 => self.tensor_fma_per_clk[0],
+            DType::F32 => self.tensor_fma_per_clk[1],
+        }
+    }
+
+    /// Latency of one native MMA instruction with `n` columns: the machine's rule, or for an
+    /// `n` the rule does not list, the rule at the nearest legal size.
+    pub fn mma_latency(&self, n: u32) -> u64 {
+        let r = &self.mma_rule;
+        let step = r.n_step.value.max(1);
+        let n = n.clamp(r.n_min.value, r.n_max.value).div_ceil(step) * step;
+        u64::from(r.latency(n).unwrap_or(r.min_latency_cycles.value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hopper_pipes_follow_the_lane_counts() {
+        let t = Timing::new(&Machine::h100_sxm(), 1.83);
+        assert_eq!(t.pipe(ExecPipe::Fma), PipeTiming { interval: 1, latency: 4 });
+        assert_eq!(t.pipe(ExecPipe::Alu).interval, 2);
+        assert_eq!(t.pipe(ExecPipe::Mufu).interval, 8);
+        assert_eq!(t.pipe(ExecPipe::Lsu).interval, 4);
+        assert_eq!(t.mma_latency(256), 128);
+        assert_eq!(t.mma_latency(12), 32);
+        assert!((t.hbm_bytes_per_clk - 3.35e12 / 1.83e9).abs() < 1e-6);
+    }
+}

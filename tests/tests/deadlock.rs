@@ -1,0 +1,94 @@
+//! A kernel whose protocol cannot finish stops with a report naming each blocked warp, the
+//! barrier and phase it waits on and the roles expected to arrive; it never hangs.
+
+use std::time::{Duration, Instant};
+
+use warpspec::Grid;
+use warpspec::emu::{self, EmuError};
+use warpspec::prelude::*;
+
+/// The producer fills one slot per k-step but the consumer waits for one more slot than
+/// the producer ever fills: the consumer blocks on `Data.full`, nobody is left to arrive.
+#[warpspec::kernel]
+mod one_short {
+    use warpspec::prelude::*;
+
+    pub const STEPS: usize = 3;
+
+    #[params]
+    pub struct Args {
+        pub x: Global<f32>,
+    }
+
+    #[shared]
+    pub struct Smem {
+        buf: Ring<Tile<f32, 64, 16>, 2>,
+    }
+
+    #[pipeline(tma, producer = load, consumer = math, guards = [buf])]
+    pub struct Data;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn load(cx: &Ctx<'_, Args>, data: Producer<'_, Data>) {
+        for _ in 0..STEPS {
+            let slot = data.acquire().await;
+            cx.tma_load(&cx.args().x, &[0, 0], slot.buf(), &slot);
+            data.commit(slot);
+        }
+    }
+
+    #[role(warpgroups = 1, regs = 232)]
+    pub async fn math(_cx: &Ctx<'_, Args>, data: Consumer<'_, Data>) {
+        for _ in 0..STEPS + 1 {
+            let full = data.wait().await;
+            data.release(full);
+        }
+    }
+}
+
+/// Two warpgroups meet at a named barrier declared for 384 threads: 256 ever arrive.
+#[warpspec::kernel]
+mod short_named_barrier {
+    use warpspec::prelude::*;
+
+    #[named_barrier(roles = [group], threads = 384)]
+    pub struct Meet;
+
+    #[role(warpgroups = 2, regs = 240)]
+    pub async fn group(_cx: &Ctx<'_, ()>, meet: Named<'_, Meet>) {
+        meet.sync().await;
+    }
+}
+
+#[test]
+fn a_consumer_waiting_for_a_slot_never_filled_is_reported() {
+    let args = one_short::Args { x: Global::zeros(&[64, 16]) };
+    let start = Instant::now();
+    let err = emu::run::<one_short::Kernel>(Grid::new(2, 1, 1), &args).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(5), "the deadlock must be reported promptly");
+    let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock, got {err}") };
+    assert_eq!(deadlock.kernel, "one_short");
+    assert_eq!(deadlock.block, [0, 0, 0]);
+    assert_eq!(deadlock.blocked.len(), 1);
+    let blocked = &deadlock.blocked[0];
+    assert_eq!((blocked.role, blocked.instance, blocked.warps), ("math", 0, (1, 4)));
+    // The fourth wait is on stage 1 (3 % 2) for its second phase (parity 1).
+    assert_eq!(blocked.barrier, "`Data.full[1]`");
+    assert_eq!(blocked.waiting_for, "phase 1 (parity 1) to complete; 1 of 1 arrivals missing, expected from `load`");
+    assert_eq!(deadlock.finished, ["`load` #0 (warp 0)"]);
+    let text = err.to_string();
+    assert!(text.contains("deadlock in kernel `one_short`, CTA [0, 0, 0]"), "{text}");
+    assert!(text.contains("warps 1-4 (`math` #0) waits on `Data.full[1]`"), "{text}");
+}
+
+#[test]
+fn a_named_barrier_short_of_threads_is_reported() {
+    let err = emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &()).unwrap_err();
+    let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock, got {err}") };
+    assert_eq!(deadlock.blocked.len(), 2);
+    for (i, blocked) in deadlock.blocked.iter().enumerate() {
+        assert_eq!((blocked.role, blocked.instance), ("group", i as u32));
+        assert_eq!(blocked.barrier, "named barrier `Meet` (id 1)");
+        assert_eq!(blocked.waiting_for, "256 of 384 threads arrived, expected from `group`");
+    }
+}
