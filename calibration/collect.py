@@ -81,6 +81,37 @@ if clock.get("sm_clock_mhz_median_busy"):
                       "method": "nvidia-smi --query-gpu clocks.sm every 100 ms during the whole run, samples with utilization.gpu > 0",
                       "note": f"clocks.max.sm = {clock['max_sm_clock_mhz']} MHz", "benchmark": "nvidia-smi"})
 
+# ---- derived values (computed from the measured ones above; each says how)
+P = {p["name"]: p["value"] for p in params}
+derived = []
+def d(name, value, unit, how):
+    derived.append({"name": name, "value": round(value, 4), "unit": unit, "derived_from": how})
+try:
+    ns = [64, 128, 256]
+    ys = [P[f"wgmma_m64n{n}k16_ss_latency"] for n in ns]
+    mx, my = sum(ns) / 3, sum(ys) / 3
+    b = sum((x - mx) * (y - my) for x, y in zip(ns, ys)) / sum((x - mx) ** 2 for x in ns)
+    d("wgmma_ss_latency_fit_intercept", my - b * mx, "cycles", "least-squares fit latency(N) = a + b*N over wgmma_m64n{64,128,256}k16_ss_latency")
+    d("wgmma_ss_latency_fit_slope", b, "cycles per N", "same fit (0.5 = N/2, the tensor-core occupancy of one m64nNk16 at 2048 FMA/clk/SM)")
+except (KeyError, ZeroDivisionError):
+    pass
+ghz = P.get("sm_clock_clock64_vs_globaltimer")
+for k in ("l1_hit_latency", "l2_hit_latency", "hbm_latency", "hbm_latency_2GB_random", "smem_load_latency",
+          "tma_2d_64x64_bf16_l2hit_latency", "tma_2d_64x64_bf16_hbm_latency", "mbarrier_arrive_to_wake_trywait"):
+    if ghz and k in P:
+        d(k + "_ns", P[k] / ghz, "ns", f"{k} / sm_clock_clock64_vs_globaltimer ({ghz:.4g} GHz; latency kernels ran at that clock)")
+for tma, ld in (("tma_2d_64x64_bf16_l2hit_latency", "ld_global_cg_16B_l2hit_latency_same_harness"),
+                ("tma_2d_64x64_bf16_hbm_latency", "ld_global_cg_16B_hbm_latency_same_harness"),
+                ("bulk_1d_16KB_l2hit_latency", "ld_global_cg_16B_l2hit_latency_same_harness")):
+    if tma in P and ld in P:
+        d(tma.replace("_latency", "_over_plain_load"), P[tma] - P[ld], "cycles", f"{tma} - {ld}")
+for k in ("bar_arrive_to_wake", "bar_sync_last_arriver_to_wake"):
+    if k in P and "smem_load_latency" in P:
+        d(k + "_minus_flag_load", P[k] - P["smem_load_latency"], "cycles",
+          f"{k} - smem_load_latency (removes the dependent flag ld.shared that the stamp waits on)")
+if "hbm_read_bandwidth_8ctas_per_sm" in P:
+    d("hbm_read_bandwidth_TBps", P["hbm_read_bandwidth_8ctas_per_sm"] / 1000.0, "TB/s", "hbm_read_bandwidth_8ctas_per_sm / 1000")
+
 doc = {
     "device": grab(r"\|\s+\d+\s+(NVIDIA [^|]*?)\s{2,}") or "NVIDIA H200",
     "driver": grab(r"Driver Version:\s*([\d.]+)"),
@@ -92,12 +123,15 @@ doc = {
     "clock_log": clock,
     "failures": failures,
     "parameters": params,
+    "derived": derived,
 }
 if table:
     print(f"{'name':58s} {'median':>12s}  {'p10':>10s} {'p90':>10s}  unit  (n)")
     for p in params:
         s = p.get("spread", {})
         print(f"{p['name']:58s} {p['value']:12.4g}  {s.get('p10', float('nan')):10.4g} {s.get('p90', float('nan')):10.4g}  {p['unit']} ({p['n']})")
+    for p in derived:
+        print(f"{p['name']:58s} {p['value']:12.4g}  (derived)  {p['unit']}")
     if failures:
         print("FAILURES:", *failures, sep="\n  ")
 else:
