@@ -1,5 +1,6 @@
 //! Kernels of the warpspec examples, shared by the example binaries, tests and benchmarks.
 
+pub mod attention;
 #[path = "gemm_kernel.rs"]
 pub mod gemm;
 pub mod reference;

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::panic::Location;
 
 use super::element::Element;
-use super::fragment::{Fragment, RowVec};
+use super::fragment::{Fragment, Registers, RowVec};
 use super::global::Global;
 use super::kernel::{Cta, Kernel, RoleSpec};
 use super::ops::{Backend, Fault, MathKind, Op, Wait, Who};
@@ -297,9 +297,14 @@ impl<'a, P> Ctx<'a, P> {
         self.map(frag, MathKind::Exp2, f32::exp2);
     }
 
-    /// Rounds every element to the format `T` (as a conversion to bf16/f16 registers does).
-    pub fn cast<T: Element, const R: usize, const C: usize>(&self, frag: &mut Fragment<R, C>) {
-        self.map(frag, MathKind::Cast, T::round);
+    /// Rounds every element to the format `T` (as a conversion to bf16/f16 registers does):
+    /// `cx.cast::<bf16>(&mut p)`.
+    pub fn cast<T: Element>(&self, regs: &mut impl Registers) {
+        let (rows, cols) = regs.shape();
+        if let Some(values) = regs.values_mut() {
+            values.iter_mut().for_each(|x| *x = T::round(*x));
+        }
+        self.math(MathKind::Cast, rows, cols);
     }
 
     /// `x = x * factor - rows[r]` for element `x` of row `r` (one FFMA each): the softmax
@@ -366,6 +371,11 @@ impl<'a, P> Ctx<'a, P> {
         };
         self.math(MathKind::Fma, R, 1);
         RowVec { data }
+    }
+
+    /// Element-wise `a * factor`.
+    pub fn rows_scale<const R: usize>(&self, a: &RowVec<R>, factor: f32) -> RowVec<R> {
+        self.rows_unary(a, MathKind::Fma, |x| x * factor)
     }
 
     /// Element-wise `exp2(a * factor)`.

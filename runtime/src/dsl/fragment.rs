@@ -56,3 +56,30 @@ impl<const R: usize> RowVec<R> {
         self.data.as_deref()
     }
 }
+
+/// Register storage of any shape: what shape-generic operations such as
+/// [`crate::dsl::Ctx::cast`] accept.
+pub trait Registers {
+    /// Rows and columns.
+    fn shape(&self) -> (usize, usize);
+    /// The values, row-major, or `None` in a shape-only run.
+    fn values_mut(&mut self) -> Option<&mut [f32]>;
+}
+
+impl<const R: usize, const C: usize> Registers for Fragment<R, C> {
+    fn shape(&self) -> (usize, usize) {
+        (R, C)
+    }
+    fn values_mut(&mut self) -> Option<&mut [f32]> {
+        self.data.as_deref_mut()
+    }
+}
+
+impl<const R: usize> Registers for RowVec<R> {
+    fn shape(&self) -> (usize, usize) {
+        (R, 1)
+    }
+    fn values_mut(&mut self) -> Option<&mut [f32]> {
+        self.data.as_deref_mut()
+    }
+}

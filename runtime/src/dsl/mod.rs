@@ -12,7 +12,7 @@ mod tile;
 
 pub use ctx::{Ctx, MmaGroup, StoreGroup};
 pub use element::{DType, Element, round_slice};
-pub use fragment::{Fragment, RowVec};
+pub use fragment::{Fragment, Registers, RowVec};
 pub use global::Global;
 pub use kernel::{BarrierSpec, Cta, Kernel, KernelSpec, NamedBarrierSpec, PipelineSpec, RoleFuture, RoleSpec};
 pub use ops::{Backend, BarrierSlot, Fault, MathKind, Op, Wait, Who};

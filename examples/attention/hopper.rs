@@ -1,0 +1,310 @@
+//! FA3-style flash attention for Hopper: a producer warpgroup and two consumer warpgroups.
+//!
+//! A CTA computes 128 query rows of one (batch, head); each consumer warpgroup owns 64 of
+//! them, with its accumulators (S, P, O) in registers as `wgmma` leaves them. The producer
+//! loads the Q tile once and then K and V blocks of 128 keys into 2-stage rings. Two
+//! techniques from the FlashAttention-3 paper (arXiv 2407.08608, section 3):
+//! - **ping-pong**: named barriers make the two warpgroups take turns issuing their GEMMs,
+//!   so one warpgroup's softmax runs while the other's GEMMs use the tensor cores;
+//! - **intra-warpgroup overlap**: `S_j = Q K_jᵀ` and `O += P_{j-1} V_{j-1}` are issued
+//!   together and the softmax of block `j` runs while the `P V` MMA is in flight.
+//!
+//! Both can be switched off per launch ([`Variant`]) to measure what they are worth.
+
+use warpspec::Grid;
+use warpspec::dsl::{DType, Element};
+use warpspec::emu::{self, EmuError, EmuReport};
+
+use super::{Problem, Tensors};
+
+/// Which scheduling techniques a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Warpgroups take turns issuing GEMMs through named barriers.
+    pub pingpong: bool,
+    /// `S_{j+1}` is issued with `P_j V_j`, and the softmax of `j+1` overlaps that MMA.
+    pub overlap: bool,
+}
+
+impl Variant {
+    /// Both techniques on, as FlashAttention-3 runs.
+    pub const FULL: Variant = Variant { pingpong: true, overlap: true };
+}
+
+/// Stamps out the kernel for one element type and head dimension.
+macro_rules! fa3_kernel {
+    ($name:ident, $elem:ty, $d:literal) => {
+        /// FA3-style attention kernel (see the module documentation).
+        #[warpspec::kernel]
+        pub mod $name {
+            use warpspec::prelude::*;
+
+            /// Query rows per CTA.
+            pub const BM: usize = 128;
+            /// Keys per K/V block.
+            pub const BN: usize = 128;
+            /// Head dimension.
+            pub const D: usize = $d;
+            /// Query rows per consumer warpgroup.
+            pub const WG_ROWS: usize = 64;
+            /// Stages of the K and V rings.
+            pub const KV_STAGES: usize = 2;
+
+            /// Launch arguments.
+            #[params]
+            pub struct Args {
+                /// Queries `[batch, heads, seq, D]`.
+                pub q: Global<$elem>,
+                /// Keys.
+                pub k: Global<$elem>,
+                /// Values.
+                pub v: Global<$elem>,
+                /// Output, written by the kernel.
+                pub o: Global<$elem>,
+                /// Causal mask.
+                pub causal: bool,
+                /// `log2(e) / sqrt(D)`.
+                pub scale_log2: f32,
+                /// Ping-pong between the consumer warpgroups.
+                pub pingpong: bool,
+                /// Overlap of the softmax with the `P V` MMA.
+                pub overlap: bool,
+            }
+
+            /// Shared memory of one CTA.
+            #[shared]
+            pub struct Smem {
+                q: Tile<$elem, BM, D>,
+                k: Ring<Tile<$elem, BN, D>, KV_STAGES>,
+                v: Ring<Tile<$elem, BN, D>, KV_STAGES>,
+            }
+
+            /// The Q tile, loaded once.
+            #[pipeline(tma, producer = producer, consumer = consumer, guards = [q])]
+            pub struct QTile;
+
+            /// K blocks.
+            #[pipeline(tma, producer = producer, consumer = consumer, guards = [k])]
+            pub struct Keys;
+
+            /// V blocks.
+            #[pipeline(tma, producer = producer, consumer = consumer, guards = [v])]
+            pub struct Values;
+
+            /// Warpgroup 0 may issue its GEMMs (warpgroup 1 arrives, 0 syncs).
+            #[named_barrier(roles = [consumer], threads = 256)]
+            pub struct Wg0Turn;
+
+            /// Warpgroup 1 may issue its GEMMs.
+            #[named_barrier(roles = [consumer], threads = 256)]
+            pub struct Wg1Turn;
+
+            /// Number of K/V blocks query block `qb` attends to.
+            fn kv_blocks(args: &Args, qb: usize) -> usize {
+                let blocks = args.k.shape()[2].div_ceil(BN);
+                if args.causal { blocks.min(((qb + 1) * BM).div_ceil(BN)) } else { blocks }
+            }
+
+            /// Loads Q once, then K and V block by block.
+            #[role(warpgroups = 1, regs = 24)]
+            pub async fn producer(
+                cx: &Ctx<'_, Args>,
+                q: Producer<'_, QTile>,
+                k: Producer<'_, Keys>,
+                v: Producer<'_, Values>,
+            ) {
+                let args = cx.args();
+                let [qb, h, b] = cx.block();
+                let slot = q.acquire().await;
+                cx.tma_load(&args.q, &[b, h, qb * BM, 0], slot.q(), &slot);
+                q.commit(slot);
+                for j in 0..kv_blocks(args, qb) {
+                    let slot = k.acquire().await;
+                    cx.tma_load(&args.k, &[b, h, j * BN, 0], slot.k(), &slot);
+                    k.commit(slot);
+                    let slot = v.acquire().await;
+                    cx.tma_load(&args.v, &[b, h, j * BN, 0], slot.v(), &slot);
+                    v.commit(slot);
+                }
+            }
+
+            /// Waits for this warpgroup's turn to issue GEMMs.
+            async fn take_turn(args: &Args, wg: usize, wg0: &Named<'_, Wg0Turn>, wg1: &Named<'_, Wg1Turn>) {
+                if args.pingpong {
+                    if wg == 0 { wg0.sync().await } else { wg1.sync().await }
+                }
+            }
+
+            /// Hands the turn to the other warpgroup (warpgroup 1 keeps its last one, which
+            /// warpgroup 0 would never take).
+            fn pass_turn(args: &Args, wg: usize, last: bool, wg0: &Named<'_, Wg0Turn>, wg1: &Named<'_, Wg1Turn>) {
+                if args.pingpong {
+                    if wg == 0 {
+                        wg1.arrive();
+                    } else if !last {
+                        wg0.arrive();
+                    }
+                }
+            }
+
+            /// Online softmax of one score block `s` (queries from `q_row0`, keys from
+            /// `key0`): masks it, updates the running max `m` and sum `l`, turns `s` into
+            /// `P = exp2(S * scale - m)` rounded to the storage format, and returns the
+            /// factor `exp2(m_old - m_new)` by which `O` must be rescaled.
+            fn softmax(
+                cx: &Ctx<'_, Args>,
+                s: &mut Fragment<WG_ROWS, BN>,
+                m: &mut RowVec<WG_ROWS>,
+                l: &mut RowVec<WG_ROWS>,
+                q_row0: usize,
+                key0: usize,
+            ) -> RowVec<WG_ROWS> {
+                let args = cx.args();
+                let seq = args.k.shape()[2];
+                let causal = args.causal;
+                if key0 + BN > seq || (causal && key0 + BN > q_row0 + 1) {
+                    cx.mask(s, f32::NEG_INFINITY, |r, c| key0 + c < seq && (!causal || key0 + c <= q_row0 + r));
+                }
+                let block_max = cx.row_max(s);
+                let block_max = cx.rows_scale(&block_max, args.scale_log2);
+                let m_new = cx.rows_max(m, &block_max);
+                cx.scale_sub_rows(s, args.scale_log2, &m_new);
+                cx.exp2(s);
+                let shift = cx.rows_sub(m, &m_new);
+                let correction = cx.rows_exp2(&shift, 1.0);
+                let sum = cx.row_sum(s);
+                *l = cx.rows_fma(l, &correction, &sum);
+                *m = m_new;
+                cx.cast::<$elem>(s);
+                correction
+            }
+
+            /// Attention for 64 query rows: round 0 computes `S_0`, round `j` issues `S_j`
+            /// and `P_{j-1} V_{j-1}`, the last round the final `P V`.
+            #[role(warpgroups = 2, regs = 240)]
+            pub async fn consumer(
+                cx: &Ctx<'_, Args>,
+                q: Consumer<'_, QTile>,
+                k: Consumer<'_, Keys>,
+                v: Consumer<'_, Values>,
+                wg0: Named<'_, Wg0Turn>,
+                wg1: Named<'_, Wg1Turn>,
+            ) {
+                let args = cx.args();
+                let [qb, h, b] = cx.block();
+                let wg = cx.instance();
+                let q_row0 = qb * BM + wg * WG_ROWS;
+                let blocks = kv_blocks(args, qb);
+                if args.pingpong && wg == 1 {
+                    wg0.arrive();
+                }
+                let q_full = q.wait().await;
+                let q_rows = q_full.q().rows::<WG_ROWS>(wg * WG_ROWS);
+                let mut o = cx.fragment::<WG_ROWS, D>(0.0);
+                let mut m = cx.row_vec::<WG_ROWS>(f32::NEG_INFINITY);
+                let mut l = cx.row_vec::<WG_ROWS>(0.0);
+
+                take_turn(args, wg, &wg0, &wg1).await;
+                let key = k.wait().await;
+                let mut p = cx.fragment::<WG_ROWS, BN>(0.0);
+                let s_mma = cx.wgmma(&mut p, q_rows, key.k().t());
+                pass_turn(args, wg, false, &wg0, &wg1);
+                cx.mma_wait(s_mma, 0).await;
+                k.release(key);
+                softmax(cx, &mut p, &mut m, &mut l, q_row0, 0);
+
+                for j in 1..blocks {
+                    take_turn(args, wg, &wg0, &wg1).await;
+                    let key = k.wait().await;
+                    let mut s = cx.fragment::<WG_ROWS, BN>(0.0);
+                    let s_mma = cx.wgmma(&mut s, q_rows, key.k().t());
+                    let value = v.wait().await;
+                    if args.overlap {
+                        let pv_mma = cx.wgmma_rs(&mut o, &p, value.v());
+                        pass_turn(args, wg, false, &wg0, &wg1);
+                        cx.mma_wait(s_mma, 1).await;
+                        k.release(key);
+                        let correction = softmax(cx, &mut s, &mut m, &mut l, q_row0, j * BN);
+                        cx.mma_wait(pv_mma, 0).await;
+                        v.release(value);
+                        cx.mul_rows(&mut o, &correction);
+                    } else {
+                        pass_turn(args, wg, false, &wg0, &wg1);
+                        cx.mma_wait(s_mma, 0).await;
+                        k.release(key);
+                        let pv_mma = cx.wgmma_rs(&mut o, &p, value.v());
+                        cx.mma_wait(pv_mma, 0).await;
+                        v.release(value);
+                        let correction = softmax(cx, &mut s, &mut m, &mut l, q_row0, j * BN);
+                        cx.mul_rows(&mut o, &correction);
+                    }
+                    p = s;
+                }
+
+                take_turn(args, wg, &wg0, &wg1).await;
+                let value = v.wait().await;
+                let pv_mma = cx.wgmma_rs(&mut o, &p, value.v());
+                pass_turn(args, wg, true, &wg0, &wg1);
+                cx.mma_wait(pv_mma, 0).await;
+                v.release(value);
+                q.release(q_full);
+                let inverse = cx.rows_recip(&l);
+                cx.mul_rows(&mut o, &inverse);
+                cx.store_global(&o, &args.o, &[b, h, q_row0, 0]);
+            }
+        }
+    };
+}
+
+fa3_kernel!(fa3_bf16_d64, bf16, 64);
+fa3_kernel!(fa3_bf16_d128, bf16, 128);
+fa3_kernel!(fa3_f16_d64, f16, 64);
+fa3_kernel!(fa3_f16_d128, f16, 128);
+
+/// The launch grid: one CTA per 128 query rows (x), head (y) and batch entry (z).
+pub fn grid(problem: &Problem) -> Grid {
+    Grid::new(problem.seq.div_ceil(128) as u32, problem.heads as u32, problem.batch as u32)
+}
+
+/// Runs the kernel matching `problem` on the emulator; returns `O` (`[batch, heads, seq, d]`,
+/// row-major) and the report.
+pub fn run(
+    problem: &Problem,
+    variant: Variant,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+) -> Result<(Vec<f32>, EmuReport), EmuError> {
+    problem.check()?;
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty) => {{
+            let t = Tensors::<$elem>::new(problem, q, k, v)?;
+            let args = $kernel::Args {
+                q: t.q,
+                k: t.k,
+                v: t.v,
+                o: t.o.clone(),
+                causal: problem.causal,
+                scale_log2: problem.scale_log2(),
+                pingpong: variant.pingpong,
+                overlap: variant.overlap,
+            };
+            let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
+            Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+        }};
+    }
+    match (problem.dtype, problem.head_dim) {
+        (DType::Bf16, 64) => launch!(fa3_bf16_d64, warpspec::bf16),
+        (DType::Bf16, _) => launch!(fa3_bf16_d128, warpspec::bf16),
+        (_, 64) => launch!(fa3_f16_d64, warpspec::f16),
+        _ => launch!(fa3_f16_d128, warpspec::f16),
+    }
+}
+
+/// Bytes per element of the problem's storage format.
+pub fn element_bytes(problem: &Problem) -> usize {
+    match problem.dtype {
+        DType::F32 => <f32 as Element>::BYTES,
+        other => other.bytes(),
+    }
+}

@@ -1,0 +1,113 @@
+//! Flash attention forward kernels and what they share: the problem description, host-side
+//! launch helpers and the f64 reference they are checked against.
+
+pub mod hopper;
+pub mod reference;
+
+use warpspec::dsl::{DType, Element, Global};
+use warpspec::{LaunchError, bf16, f16};
+
+/// One attention forward problem: `O = softmax(Q Kᵀ / sqrt(d)) V` per batch and head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Batch size.
+    pub batch: usize,
+    /// Heads.
+    pub heads: usize,
+    /// Sequence length (queries and keys).
+    pub seq: usize,
+    /// Head dimension: 64 or 128.
+    pub head_dim: usize,
+    /// Whether query `i` attends only to keys `j <= i`.
+    pub causal: bool,
+    /// Storage format of Q, K, V and O: bf16 or f16.
+    pub dtype: DType,
+}
+
+impl Problem {
+    /// Elements of one of Q, K, V or O.
+    pub fn elements(&self) -> usize {
+        self.batch * self.heads * self.seq * self.head_dim
+    }
+
+    /// The `[batch, heads, seq, head_dim]` shape of Q, K, V and O.
+    pub fn shape(&self) -> [usize; 4] {
+        [self.batch, self.heads, self.seq, self.head_dim]
+    }
+
+    /// Floating-point operations of the two matrix products (4·b·h·s²·d; half with a causal
+    /// mask), the usual convention for attention TFLOP/s.
+    pub fn flops(&self) -> f64 {
+        let full = 4.0 * (self.batch * self.heads) as f64 * (self.seq as f64).powi(2) * self.head_dim as f64;
+        if self.causal { full / 2.0 } else { full }
+    }
+
+    /// `log2(e) / sqrt(d)`: scores are scaled by this before `exp2`.
+    pub fn scale_log2(&self) -> f32 {
+        (std::f64::consts::LOG2_E / (self.head_dim as f64).sqrt()) as f32
+    }
+
+    /// Checks what every kernel needs of the problem.
+    pub fn check(&self) -> Result<(), LaunchError> {
+        if self.batch == 0 || self.heads == 0 || self.seq == 0 {
+            return Err(LaunchError::Problem(format!(
+                "attention with batch {}, heads {}, seq {}: each must be at least 1",
+                self.batch, self.heads, self.seq
+            )));
+        }
+        if !matches!(self.head_dim, 64 | 128) {
+            return Err(LaunchError::Problem(format!("head dim {} is not supported: use 64 or 128", self.head_dim)));
+        }
+        if !matches!(self.dtype, DType::Bf16 | DType::F16) {
+            return Err(LaunchError::Problem(format!("dtype {} is not supported: use bf16 or f16", self.dtype)));
+        }
+        Ok(())
+    }
+}
+
+/// Q, K, V (inputs) and O (output) of a problem, in format `T`.
+pub struct Tensors<T: Element> {
+    /// Queries.
+    pub q: Global<T>,
+    /// Keys.
+    pub k: Global<T>,
+    /// Values.
+    pub v: Global<T>,
+    /// Output.
+    pub o: Global<T>,
+}
+
+impl<T: Element> Tensors<T> {
+    /// Tensors holding `q`, `k`, `v` (rounded to `T`) and a zeroed output.
+    pub fn new(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<Self, LaunchError> {
+        let shape = problem.shape();
+        let input = |name: &str, values: &[f32]| {
+            Global::from_f32(&shape, values).ok_or_else(|| {
+                LaunchError::Problem(format!("{name} has {} values, expected {}", values.len(), problem.elements()))
+            })
+        };
+        Ok(Self { q: input("Q", q)?, k: input("K", k)?, v: input("V", v)?, o: Global::zeros(&shape) })
+    }
+
+    /// Shape-only tensors for timing runs.
+    pub fn shape_only(problem: &Problem) -> Self {
+        let shape = problem.shape();
+        Self {
+            q: Global::shape_only(&shape),
+            k: Global::shape_only(&shape),
+            v: Global::shape_only(&shape),
+            o: Global::shape_only(&shape),
+        }
+    }
+}
+
+/// Rounds `values` to the problem's storage format.
+pub fn round_to(dtype: DType, values: &[f32]) -> Vec<f32> {
+    let mut out = values.to_vec();
+    match dtype {
+        DType::Bf16 => out.iter_mut().for_each(|v| *v = bf16::round(*v)),
+        DType::F16 => out.iter_mut().for_each(|v| *v = f16::round(*v)),
+        DType::F32 => {}
+    }
+    out
+}
