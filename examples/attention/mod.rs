@@ -1,6 +1,7 @@
 //! Flash attention forward kernels and what they share: the problem description, host-side
 //! launch helpers and the f64 reference they are checked against.
 
+pub mod blackwell;
 pub mod hopper;
 pub mod reference;
 

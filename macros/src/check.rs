@@ -10,6 +10,8 @@ use crate::model::{EndpointKind, Model, Target};
 const MAX_SMEM_PER_CTA: i128 = 227 * 1024;
 /// 32-bit registers per SM.
 const REGISTERS_PER_SM: i128 = 65_536;
+/// Tensor-memory columns of an SM (Blackwell; PTX ISA, tcgen05 memory).
+const TMEM_COLUMNS: i128 = 512;
 /// Threads one CTA may have.
 const MAX_THREADS_PER_CTA: i128 = 1024;
 
@@ -17,6 +19,7 @@ const MAX_THREADS_PER_CTA: i128 = 1024;
 pub fn check(model: &Model<'_>, errors: &Errors) {
     endpoint_directions(model, errors);
     shared_memory_budget(model, errors);
+    tensor_memory_budget(model, errors);
     register_budgets(model, errors);
     thread_count(model, errors);
     guards(model, errors);
@@ -58,11 +61,13 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
                 (EndpointKind::Named, Target::Named(n)) => {
                     (&model.named[n], "named barrier", &k.named[n].name, "roles", &model.named[n])
                 }
+                (EndpointKind::Buffer, Target::Buffer(_)) => continue,
                 (kind, target) => {
                     let target_kind = match target {
                         Target::Pipeline(_) => "a #[pipeline] (use `Producer` or `Consumer`)",
                         Target::Barrier(_) => "a #[barrier] (use `Arriver` or `Waiter`)",
                         Target::Named(_) => "a #[named_barrier] (use `Named`)",
+                        Target::Buffer(_) => "a #[shared] field (take it as `&Type`)",
                     };
                     errors.at(&e.ty, format!("`{kind:?}` cannot be used with {target_kind}"));
                     continue;
@@ -79,6 +84,7 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
                         == model.barriers[b].0.len() + model.barriers[b].1.len()
                 }
                 Target::Named(n) => k.named[n].roles.len() == model.named[n].len(),
+                Target::Buffer(_) => true,
             };
             if names_resolved && !allowed.contains(&r) {
                 let names = list(declared.iter().map(|&i| &model.roles[i].name));
@@ -99,7 +105,7 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
 /// Shared memory per CTA must fit in 227 KB.
 fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
-    let sizes: Option<Vec<i128>> = model.fields.iter().map(|f| Some(f.stages? * f.stage_bytes?)).collect();
+    let sizes: Option<Vec<i128>> = model.fields.iter().map(|f| f.size.map(|(bytes, _)| bytes)).collect();
     let Some(sizes) = sizes else { return };
     let total: i128 = sizes.iter().sum();
     if total > MAX_SMEM_PER_CTA {
@@ -110,6 +116,18 @@ fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
                 "shared memory per CTA is {total} bytes ({}), over the {MAX_SMEM_PER_CTA} bytes (227 KB) a CTA can have; use fewer stages or smaller tiles",
                 parts.join(", ")
             ),
+        );
+    }
+}
+
+/// Tensor memory holds 512 columns of 128 lanes per SM.
+fn tensor_memory_budget(model: &Model<'_>, errors: &Errors) {
+    let Some(shared) = &model.kernel.shared else { return };
+    let columns: Option<i128> = model.fields.iter().map(|f| f.size.map(|(_, c)| c)).sum();
+    if let Some(columns) = columns.filter(|&c| c > TMEM_COLUMNS) {
+        errors.at(
+            &shared.ident,
+            format!("the tensor-memory buffers take {columns} columns, more than the {TMEM_COLUMNS} an SM has; alias them (P over S) or use narrower tiles"),
         );
     }
 }
@@ -179,6 +197,12 @@ fn guards(model: &Model<'_>, errors: &Errors) {
             errors.at(&decl.name, format!("TMA pipeline `{}` guards no buffer: add `guards = [field, ..]`", decl.name));
         }
         for &f in &pipe.guards {
+            if !model.fields[f].pipelined {
+                errors.at(
+                    &model.fields[f].ty,
+                    format!("pipeline `{}` guards `{}`, but a pipeline guards a `Tile` or a `Ring` of tiles", decl.name, model.fields[f].name),
+                );
+            }
             if let Some(other) = owner[f] {
                 errors.at(
                     &decl.name,

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, Item};
 
-use crate::model::Model;
+use crate::model::{Model, Target};
 use crate::parse::MARKERS;
 
 const P: &str = "::warpspec::__private";
@@ -200,7 +200,13 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
     let last = model.roles.len().saturating_sub(1);
     let arms = model.roles.iter().enumerate().map(|(i, r)| {
         let f = &r.name;
-        let binds = r.endpoints.iter().map(|_| quote!(#private::Endpoint::bind(cta, who)));
+        let binds = r.endpoints.iter().map(|e| match e.target {
+            Target::Buffer(field) => {
+                let name = &model.fields[field].name;
+                quote!(&cta.smem.#name)
+            }
+            _ => quote!(#private::Endpoint::bind(cta, who)),
+        });
         let pat = if i == last {
             quote!(_)
         } else {

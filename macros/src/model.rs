@@ -104,6 +104,10 @@ pub struct SmemField {
     pub stages: Option<i128>,
     /// Bytes of one stage, when known.
     pub stage_bytes: Option<i128>,
+    /// Shared-memory bytes and tensor-memory columns of the whole field, when known.
+    pub size: Option<(i128, i128)>,
+    /// Whether a pipeline can guard it (a tile or a ring of tiles).
+    pub pipelined: bool,
 }
 
 /// What a role parameter is.
@@ -119,6 +123,8 @@ pub enum EndpointKind {
     Waiter,
     /// `Named<B>`.
     Named,
+    /// `&Buffer`: an on-chip buffer no pipeline guards, bound by name.
+    Buffer,
 }
 
 impl EndpointKind {
@@ -143,6 +149,8 @@ pub enum Target {
     Barrier(usize),
     /// Named barrier index.
     Named(usize),
+    /// Shared-memory field index.
+    Buffer(usize),
 }
 
 /// One endpoint parameter of a role.
@@ -306,6 +314,13 @@ impl<'k> Model<'k> {
             .iter()
             .filter_map(|field| {
                 let name = field.ident.clone()?;
+                let Ok(size) = self.buffer_size(&field.ty) else {
+                    errors.at(
+                        &field.ty,
+                        format!("on-chip field `{name}` must be a `Tile<T, R, C>`, a `Ring<Tile<T, R, C>, N>`, a `TmemTile<R, C>`, or an array `[_; N]` of them"),
+                    );
+                    return None;
+                };
                 let (stage_ty, stages) = match generic_args(&field.ty, "Ring") {
                     Some(args) if args.len() == 2 => match &args[0] {
                         GenericArgument::Type(t) => (t.clone(), self.consts.eval_generic(&args[1])),
@@ -313,17 +328,32 @@ impl<'k> Model<'k> {
                     },
                     _ => (field.ty.clone(), Some(1)),
                 };
-                if generic_args(&stage_ty, "Tile").is_none() {
-                    errors.at(
-                        &field.ty,
-                        format!("shared-memory field `{name}` must be a `Tile<T, R, C>` or a `Ring<Tile<T, R, C>, N>`"),
-                    );
-                    return None;
-                }
+                let pipelined = generic_args(&stage_ty, "Tile").is_some();
                 let stage_bytes = self.tile_bytes(&stage_ty);
-                Some(SmemField { name, ty: field.ty.clone(), stage_ty, stages, stage_bytes })
+                Some(SmemField { name, ty: field.ty.clone(), stage_ty, stages, stage_bytes, size, pipelined })
             })
             .collect()
+    }
+
+    /// Shared-memory bytes and tensor-memory columns of an on-chip buffer type, when its
+    /// shape is known; `Err` if the type is not an on-chip buffer.
+    fn buffer_size(&self, ty: &Type) -> Result<Option<(i128, i128)>, ()> {
+        if let Type::Array(array) = ty {
+            let inner = self.buffer_size(&array.elem)?;
+            return Ok(inner.zip(self.consts.eval(&array.len)).map(|((b, c), n)| (b * n, c * n)));
+        }
+        if let Some(args) = generic_args(ty, "Ring") {
+            let [GenericArgument::Type(inner), stages] = args.as_slice() else { return Err(()) };
+            let inner = self.buffer_size(inner)?;
+            return Ok(inner.zip(self.consts.eval_generic(stages)).map(|((b, c), n)| (b * n, c * n)));
+        }
+        if generic_args(ty, "Tile").is_some() {
+            return Ok(self.tile_bytes(ty).map(|b| (b, 0)));
+        }
+        if let Some(args) = generic_args(ty, "TmemTile") {
+            return Ok(args.get(1).and_then(|c| self.consts.eval_generic(c)).map(|c| (0, c)));
+        }
+        Err(())
     }
 
     /// Bytes of a `Tile<T, R, C>` type, when its element and shape are known.
@@ -370,7 +400,20 @@ impl<'k> Model<'k> {
     }
 
     fn endpoint(&self, role: &Ident, binding: Ident, ty: &Type, errors: &Errors) -> Option<EndpointUse> {
-        let help = "role parameters after the context are endpoints: `Producer<'_, P>`, `Consumer<'_, P>` of a #[pipeline], `Arriver<'_, B>`, `Waiter<'_, B>` of a #[barrier], `Named<'_, B>` of a #[named_barrier]";
+        let help = "role parameters after the context are endpoints: `Producer<'_, P>`, `Consumer<'_, P>` of a #[pipeline], `Arriver<'_, B>`, `Waiter<'_, B>` of a #[barrier], `Named<'_, B>` of a #[named_barrier], or `name: &Type` for a #[shared] field `name` that no pipeline guards";
+        if let Type::Reference(_) = ty
+            && let Some(field) = self.fields.iter().position(|f| f.name == binding)
+        {
+            if let Some(p) = self.kernel.pipelines.iter().position(|p| p.guards.contains(&binding)) {
+                let pipeline = &self.kernel.pipelines[p].name;
+                errors.at(
+                    &binding,
+                    format!("role `{role}` takes `{binding}` directly, but pipeline `{pipeline}` guards it: reach its slots through the tokens of `{pipeline}`"),
+                );
+                return None;
+            }
+            return Some(EndpointUse { kind: EndpointKind::Buffer, target: Target::Buffer(field), ty: ty.clone() });
+        }
         let Type::Path(path) = ty else {
             errors.at(ty, format!("role `{role}` takes `{binding}: {}`: {help}; shared memory is reached only through pipeline tokens", ty.to_token_stream()));
             return None;

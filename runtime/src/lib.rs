@@ -23,7 +23,7 @@ pub use half::{bf16, f16};
 pub mod prelude {
     pub use crate::dsl::{
         Arriver, Consumer, Ctx, Fragment, Full, Global, MmaGroup, Named, Producer, Ring, RowVec, Slot, StoreGroup,
-        Tile, TileRef, Waiter,
+        Tile, TileRef, TmemTile, Waiter,
     };
     pub use crate::kernel;
     pub use crate::launch::Grid;

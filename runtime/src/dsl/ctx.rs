@@ -11,7 +11,7 @@ use super::global::Global;
 use super::kernel::{Cta, Kernel, RoleSpec};
 use super::ops::{Backend, Fault, MathKind, Op, Wait, Who};
 use super::sync::{TxTarget, WaitFor};
-use super::tile::{MmaOperandB, TileOperand};
+use super::tile::{MmaOperandB, StorageView, TileOperand, TmemTile};
 
 /// The context of one role instance (a warp or a warpgroup) of one CTA.
 pub struct Ctx<'a, P> {
@@ -235,7 +235,100 @@ impl<'a, P> Ctx<'a, P> {
         WaitFor::new(self.backend, self.who, Wait::Mma { pending: in_flight as u32 })
     }
 
+    // ---- single-thread MMA into tensor memory (Blackwell) ----
+
+    /// `tcgen05.mma`: `acc = a · b` (or `acc += a · b` with `accumulate`), both operands in
+    /// shared memory, the accumulator in tensor memory. Asynchronous: completion is observed
+    /// through [`crate::dsl::Arriver::arrive_on_mma_completion`] or
+    /// [`crate::dsl::Consumer::release_on_mma_completion`]. `M` is 64 or 128, `N` a multiple
+    /// of 16 up to 256, `K` a multiple of 16.
+    pub fn umma<'t, T: Element, const M: usize, const N: usize, const K: usize>(
+        &self,
+        acc: &TmemTile<M, N>,
+        a: impl TileOperand<'t, T, M, K>,
+        b: impl MmaOperandB<'t, T, K, N>,
+        accumulate: bool,
+    ) {
+        const { assert_umma_shape(M, N, K) };
+        let a = a.tile_ref().storage();
+        self.umma_from(acc, a, b, accumulate, false);
+    }
+
+    /// `tcgen05.mma` with `A` in tensor memory (`ts`), as for `O += P V` with `P` aliasing
+    /// `S` in tensor memory.
+    pub fn umma_ts<'t, T: Element, const M: usize, const N: usize, const K: usize>(
+        &self,
+        acc: &TmemTile<M, N>,
+        a: &TmemTile<M, K>,
+        b: impl MmaOperandB<'t, T, K, N>,
+        accumulate: bool,
+    ) {
+        const { assert_umma_shape(M, N, K) };
+        self.umma_from(acc, a.storage(), b, accumulate, true);
+    }
+
+    fn umma_from<'t, T: Element, const M: usize, const N: usize, const K: usize>(
+        &self,
+        acc: &TmemTile<M, N>,
+        a: StorageView<'_>,
+        b: impl MmaOperandB<'t, T, K, N>,
+        accumulate: bool,
+        a_in_tmem: bool,
+    ) {
+        let (b, b_transposed) = b.operand();
+        if let (Some(mut acc), Some(a), Some(b)) = (acc.values_mut(), a.borrow(), b.borrow()) {
+            if !accumulate {
+                acc.fill(0.0);
+            }
+            let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
+            let a_operand = Operand { data: &a[a.offset..], row_stride: a.stride, col_stride: 1 };
+            let b_operand = Operand { data: &b[b.offset..], row_stride: rsb, col_stride: csb };
+            gemm_accumulate(M, K, N, a_operand, b_operand, &mut acc);
+        }
+        let op = Op::Umma { m: M as u32, n: N as u32, k: K as u32, dtype: T::DTYPE, a_in_tmem };
+        self.backend.issue(self.who, op);
+    }
+
+    /// Loads a tensor-memory accumulator into registers (`tcgen05.ld`).
+    pub fn tmem_load<const R: usize, const C: usize>(&self, src: &TmemTile<R, C>) -> Fragment<R, C> {
+        let mut frag = Fragment::filled(false, 0.0);
+        if let Some(values) = src.values_mut() {
+            frag.data = Some(values.clone());
+        }
+        self.backend.issue(self.who, Op::TmemLoad { bytes: (R * C * 4) as u32 });
+        frag
+    }
+
+    /// Stores registers into a tensor-memory accumulator (`tcgen05.st`).
+    pub fn tmem_store<const R: usize, const C: usize>(&self, src: &Fragment<R, C>, dst: &TmemTile<R, C>) {
+        if let (Some(values), Some(mut dst)) = (src.data.as_ref(), dst.values_mut()) {
+            dst.copy_from_slice(values);
+        }
+        self.backend.issue(self.who, Op::TmemStore { bytes: (R * C * 4) as u32 });
+    }
+
     // ---- moves between registers and memory ----
+
+    /// Stores a row vector into an `R x 1` shared-memory tile (for statistics another role
+    /// reads).
+    pub fn store_rows<'t, const R: usize>(&self, src: &RowVec<R>, dst: impl TileOperand<'t, f32, R, 1>) {
+        let dst = dst.tile_ref();
+        if let Some(values) = src.data.as_ref() {
+            dst.write_from(values);
+        }
+        self.backend.issue(self.who, Op::SharedStore { bytes: (R * 4) as u32 });
+    }
+
+    /// Loads an `R x 1` shared-memory tile into a row vector.
+    pub fn load_rows<'t, const R: usize>(&self, src: impl TileOperand<'t, f32, R, 1>) -> RowVec<R> {
+        let src = src.tile_ref();
+        let mut rows = RowVec::filled(src.has_data(), 0.0);
+        if let Some(values) = rows.data.as_mut() {
+            src.read_into(values);
+        }
+        self.backend.issue(self.who, Op::SharedLoad { bytes: (R * 4) as u32 });
+        rows
+    }
 
     /// Loads a shared-memory tile into a fragment (`ld.shared`).
     pub fn load<'t, T: Element, const R: usize, const C: usize>(
@@ -450,6 +543,13 @@ const fn assert_wgmma_shape(m: usize, n: usize, k: usize) {
     assert!(m % 64 == 0 && m > 0, "wgmma: M must be a positive multiple of 64");
     assert!(n % 8 == 0 && n >= 8 && n <= 256, "wgmma: N must be a multiple of 8 in 8..=256");
     assert!(k % 16 == 0 && k > 0, "wgmma: K must be a positive multiple of 16");
+}
+
+/// Checks a single-thread (`tcgen05`, one CTA) MMA shape at compile time.
+const fn assert_umma_shape(m: usize, n: usize, k: usize) {
+    assert!(m == 64 || m == 128, "tcgen05.mma: M must be 64 or 128");
+    assert!(n % 16 == 0 && n >= 16 && n <= 256, "tcgen05.mma: N must be a multiple of 16 in 16..=256");
+    assert!(k % 16 == 0 && k > 0, "tcgen05.mma: K must be a positive multiple of 16");
 }
 
 /// A strided read-only matrix operand.

@@ -20,4 +20,4 @@ pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,
 };
-pub use tile::{MmaOperandB, Ring, SmemBuffer, StorageView, Tile, TileOperand, TileRef, Transposed};
+pub use tile::{MmaOperandB, Ring, SmemBuffer, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed};

@@ -62,6 +62,16 @@ pub enum Op {
     TmaStore { bytes: u32 },
     /// One warpgroup MMA `M x N x K` (issued and committed as one group).
     Mma { m: u32, n: u32, k: u32, dtype: DType, a_in_registers: bool },
+    /// One single-thread MMA into tensor memory `M x N x K` (`tcgen05.mma`), `A` from
+    /// shared memory or, with `a_in_tmem`, from tensor memory.
+    Umma { m: u32, n: u32, k: u32, dtype: DType, a_in_tmem: bool },
+    /// `tcgen05.commit`: one arrive on `slot` once every MMA this instance issued before it
+    /// has completed.
+    MmaCommit { slot: BarrierSlot },
+    /// Tensor memory → registers (`tcgen05.ld`), `bytes` in total over the instance.
+    TmemLoad { bytes: u32 },
+    /// Registers → tensor memory (`tcgen05.st`), `bytes` in total over the instance.
+    TmemStore { bytes: u32 },
     /// Register-fragment arithmetic over `rows x cols` elements of the instance.
     Math { kind: MathKind, rows: u32, cols: u32 },
     /// Shared memory → registers, `bytes` in total over the instance.

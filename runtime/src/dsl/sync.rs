@@ -235,6 +235,13 @@ impl<'a, P: Pipeline> Consumer<'a, P> {
         self.cta.backend.issue(self.who, op);
     }
 
+    /// Hands a slot back once every MMA this instance issued so far has completed
+    /// (`tcgen05.commit` onto the empty barrier): the release of a slot read by MMAs.
+    pub fn release_on_mma_completion(&self, full: Full<'a, P>) {
+        let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
+        self.cta.backend.issue(self.who, Op::MmaCommit { slot: slot(spec.empty, full.index) });
+    }
+
     /// The state the next `wait` uses.
     pub fn state(&self) -> PipeState {
         self.state.get()
@@ -277,6 +284,13 @@ impl<B: Barrier> Arriver<'_, B> {
     /// transaction bytes before the phase can complete.
     pub fn arrive_expect_tx(&self, index: usize, bytes: u32) {
         let op = Op::Arrive { slot: slot(B::INDEX as u16, index as u32), tx_bytes: bytes };
+        self.cta.backend.issue(self.who, op);
+    }
+
+    /// `tcgen05.commit` onto stage `index`: one arrive once every MMA this instance issued
+    /// so far has completed.
+    pub fn arrive_on_mma_completion(&self, index: usize) {
+        let op = Op::MmaCommit { slot: slot(B::INDEX as u16, index as u32) };
         self.cta.backend.issue(self.who, op);
     }
 

@@ -21,10 +21,12 @@ pub struct Ring<B, const N: usize> {
     stages: Box<[B]>,
 }
 
-/// Something that lives in a kernel's shared memory.
+/// Something that lives in a CTA's on-chip memory: shared memory, or tensor memory.
 pub trait SmemBuffer: Sized {
-    /// Bytes it occupies on the device.
+    /// Bytes of shared memory it occupies on the device.
     const BYTES: usize;
+    /// Tensor-memory columns (of 128 lanes x 32 bits) it occupies.
+    const TMEM_COLUMNS: usize = 0;
     /// Stages it has (1 for a single tile, `N` for a ring).
     const STAGES: usize = 1;
     /// Bytes of one stage.
@@ -61,10 +63,64 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
 }
 
 impl<B, const N: usize> Ring<B, N> {
+    /// Stage `index % N`, for rings a role reaches directly (not guarded by a pipeline).
+    pub fn stage(&self, index: usize) -> &B {
+        &self.stages[index % N]
+    }
+
     /// Stage `index`; called by generated pipeline views only.
     #[doc(hidden)]
     pub fn __stage(&self, index: usize) -> &B {
         &self.stages[index % N]
+    }
+}
+
+/// `N` buffers side by side (one per Q tile, say), each reached as `array[i]`.
+impl<B: SmemBuffer, const N: usize> SmemBuffer for [B; N] {
+    const BYTES: usize = N * B::BYTES;
+    const TMEM_COLUMNS: usize = N * B::TMEM_COLUMNS;
+    fn allocate(data: bool) -> Self {
+        std::array::from_fn(|_| B::allocate(data))
+    }
+    fn reset(&mut self) {
+        self.iter_mut().for_each(B::reset);
+    }
+}
+
+/// An `R x C` accumulator of `f32` in tensor memory (Blackwell): `R` lanes (128) by `C`
+/// 32-bit columns. Single-thread MMAs write it; warps read and write it with
+/// [`crate::dsl::Ctx::tmem_load`] and [`crate::dsl::Ctx::tmem_store`].
+pub struct TmemTile<const R: usize, const C: usize> {
+    data: Option<RefCell<Box<[f32]>>>,
+}
+
+impl<const R: usize, const C: usize> SmemBuffer for TmemTile<R, C> {
+    const BYTES: usize = 0;
+    const TMEM_COLUMNS: usize = C;
+    fn allocate(data: bool) -> Self {
+        Self { data: data.then(|| RefCell::new(vec![0.0; R * C].into_boxed_slice())) }
+    }
+    fn reset(&mut self) {
+        if let Some(data) = self.data.as_mut() {
+            data.get_mut().fill(0.0);
+        }
+    }
+}
+
+impl<const R: usize, const C: usize> TmemTile<R, C> {
+    /// Lanes (rows).
+    pub const ROWS: usize = R;
+    /// Columns.
+    pub const COLS: usize = C;
+
+    /// The storage as an operand view (row stride `C`).
+    pub(crate) fn storage(&self) -> StorageView<'_> {
+        StorageView { data: self.data.as_ref(), offset: 0, stride: C }
+    }
+
+    /// Mutable access to the values, or `None` without data.
+    pub(crate) fn values_mut(&self) -> Option<RefMut<'_, Box<[f32]>>> {
+        self.data.as_ref().map(RefCell::borrow_mut)
     }
 }
 

@@ -121,20 +121,26 @@ impl Backend for EmuBackend {
             Op::Arrive { slot, tx_bytes } => {
                 self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].arrive(tx_bytes);
             }
+            // MMAs complete when issued, so the commit arrives at once.
+            Op::MmaCommit { slot } => {
+                self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].arrive(0);
+            }
             Op::TmaLoad { slot, bytes, .. } => {
                 self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].complete_tx(bytes);
             }
             Op::NamedArrive { barrier } => {
                 self.named_arrive(who, barrier);
             }
-            Op::Mma { m, n, k, .. } => {
+            Op::Mma { m, n, k, .. } | Op::Umma { m, n, k, .. } => {
                 self.mma_flops.set(self.mma_flops.get() + 2 * u64::from(m) * u64::from(n) * u64::from(k));
             }
             Op::TmaStore { .. }
             | Op::Math { .. }
             | Op::SharedLoad { .. }
             | Op::SharedStore { .. }
-            | Op::GlobalStore { .. } => {}
+            | Op::GlobalStore { .. }
+            | Op::TmemLoad { .. }
+            | Op::TmemStore { .. } => {}
         }
     }
 
