@@ -5,6 +5,14 @@
 //! ```
 //! Runs the kernel of `warpspec_examples::gemm` on random inputs, checks it against an f64
 //! reference and prints the error and the emulation's throughput.
+//!
+//! ```text
+//! cargo run --release --example gemm -- --simulate [--arch h100|h200|b200] [--clock GHz]
+//!     [--policy gto|lrr] [--trace FILE] [M N K]
+//! ```
+//! Times the same kernel on the cycle-level model instead (shape-only tensors, default
+//! 8192³ on h100) and prints the report; `--trace` writes a Chrome trace-event JSON of the
+//! first CTAs of SM 0 (open it in <https://ui.perfetto.dev>).
 
 use std::process::ExitCode;
 
@@ -12,6 +20,9 @@ use warpspec_examples::gemm;
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("--simulate") {
+        return simulate_main(std::env::args().skip(2).collect());
+    }
     let dims: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let [m, n, k] = match dims.as_slice() {
         [] => [512, 512, 512],
@@ -38,6 +49,82 @@ fn main() -> ExitCode {
     if rel_err > 1e-5 {
         eprintln!("error above tolerance");
         return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+// ---- timing mode (`--simulate`) ----
+
+/// `gemm --simulate ...`: times the kernel on the timing model and prints the report.
+fn simulate_main(args: Vec<String>) -> ExitCode {
+    use warpspec::dsl::Global;
+    use warpspec::sim::{self, Machine, SchedulerPolicy, SimOptions, TraceOptions};
+
+    const USAGE: &str =
+        "usage: gemm --simulate [--arch h100|h200|b200] [--clock GHz] [--policy gto|lrr] [--trace FILE] [M N K]";
+    let mut machine = Machine::h100_sxm();
+    let mut opts = SimOptions::default().with_stderr_progress();
+    let mut trace_file = None;
+    let mut dims = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"));
+        let parsed: Result<(), String> = match arg.as_str() {
+            "--arch" => value().and_then(|v| {
+                machine = Machine::by_name(&v).ok_or(format!("unknown architecture `{v}`: use h100, h200 or b200"))?;
+                Ok(())
+            }),
+            "--clock" => value().and_then(|v| {
+                opts.clock_ghz = Some(v.parse().map_err(|_| format!("--clock takes GHz, not `{v}`"))?);
+                Ok(())
+            }),
+            "--policy" => value().and_then(|v| {
+                opts.policy = match v.as_str() {
+                    "gto" => SchedulerPolicy::GreedyThenOldest,
+                    "lrr" => SchedulerPolicy::LooseRoundRobin,
+                    _ => return Err(format!("unknown policy `{v}`: use gto or lrr")),
+                };
+                Ok(())
+            }),
+            "--trace" => value().map(|v| {
+                trace_file = Some(v);
+                opts.trace = Some(TraceOptions::default());
+            }),
+            _ => arg.parse::<usize>().map(|d| dims.push(d)).map_err(|_| format!("unexpected `{arg}`\n{USAGE}")),
+        };
+        if let Err(e) = parsed {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let [m, n, k] = match dims.as_slice() {
+        [] => [8192, 8192, 8192],
+        &[m, n, k] if m > 0 && n > 0 && k > 0 => [m, n, k],
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let args = gemm::ws_gemm::Args {
+        a: Global::shape_only(&[m, k]),
+        b: Global::shape_only(&[k, n]),
+        c: Global::shape_only(&[m, n]),
+    };
+    println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on the timing model");
+    let report = match sim::simulate::<gemm::ws_gemm::Kernel>(&machine, gemm::grid(m, n), &args, &opts) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{report}");
+    if let (Some(path), Some(trace)) = (trace_file, &report.trace) {
+        if let Err(e) = trace.write_chrome_json(&path) {
+            eprintln!("cannot write the trace to {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+        println!("trace written to {path} (open it in https://ui.perfetto.dev)");
     }
     ExitCode::SUCCESS
 }

@@ -12,7 +12,7 @@
 //! Both can be switched off per launch ([`Variant`]) to measure what they are worth.
 
 use warpspec::Grid;
-use warpspec::dsl::{DType, Element};
+use warpspec::dsl::DType;
 use warpspec::emu::{self, EmuError, EmuReport};
 
 use super::{Problem, Tensors};
@@ -256,10 +256,170 @@ macro_rules! fa3_kernel {
     };
 }
 
+/// Stamps out the non-specialized baseline: every warpgroup runs the same program, and
+/// warpgroup 0 also issues the TMA loads, prefetching `KV_STAGES` blocks ahead with blocking
+/// waits in its main loop (the "v1" schedule of `shared/reference/seeds.md`).
+macro_rules! flat_kernel {
+    ($name:ident, $elem:ty, $d:literal) => {
+        /// Non-specialized attention kernel (see [`flat_kernel`]).
+        #[warpspec::kernel]
+        pub mod $name {
+            use warpspec::prelude::*;
+
+            /// Query rows per CTA.
+            pub const BM: usize = 128;
+            /// Keys per K/V block.
+            pub const BN: usize = 128;
+            /// Head dimension.
+            pub const D: usize = $d;
+            /// Query rows per warpgroup.
+            pub const WG_ROWS: usize = 64;
+            /// Stages of the K and V rings.
+            pub const KV_STAGES: usize = 2;
+
+            /// Launch arguments.
+            #[params]
+            pub struct Args {
+                /// Queries `[batch, heads, seq, D]`.
+                pub q: Global<$elem>,
+                /// Keys.
+                pub k: Global<$elem>,
+                /// Values.
+                pub v: Global<$elem>,
+                /// Output, written by the kernel.
+                pub o: Global<$elem>,
+                /// Causal mask.
+                pub causal: bool,
+                /// `log2(e) / sqrt(D)`.
+                pub scale_log2: f32,
+            }
+
+            /// Shared memory of one CTA.
+            #[shared]
+            pub struct Smem {
+                q: Tile<$elem, BM, D>,
+                k: Ring<Tile<$elem, BN, D>, KV_STAGES>,
+                v: Ring<Tile<$elem, BN, D>, KV_STAGES>,
+            }
+
+            /// The Q tile; warpgroup 0 loads it.
+            #[pipeline(tma, producer = worker, consumer = worker, guards = [q], full_arrivals = 1)]
+            pub struct QTile;
+
+            /// K blocks; warpgroup 0 loads them.
+            #[pipeline(tma, producer = worker, consumer = worker, guards = [k], full_arrivals = 1)]
+            pub struct Keys;
+
+            /// V blocks; warpgroup 0 loads them.
+            #[pipeline(tma, producer = worker, consumer = worker, guards = [v], full_arrivals = 1)]
+            pub struct Values;
+
+            /// Number of K/V blocks query block `qb` attends to.
+            fn kv_blocks(args: &Args, qb: usize) -> usize {
+                let blocks = args.k.shape()[2].div_ceil(BN);
+                if args.causal { blocks.min(((qb + 1) * BM).div_ceil(BN)) } else { blocks }
+            }
+
+            /// Loads K block `j` (from the loading warpgroup).
+            async fn load_k(cx: &Ctx<'_, Args>, k: &Producer<'_, Keys>, j: usize) {
+                let [_, h, b] = cx.block();
+                let slot = k.acquire().await;
+                cx.tma_load(&cx.args().k, &[b, h, j * BN, 0], slot.k(), &slot);
+                k.commit(slot);
+            }
+
+            /// Loads V block `j` (from the loading warpgroup).
+            async fn load_v(cx: &Ctx<'_, Args>, v: &Producer<'_, Values>, j: usize) {
+                let [_, h, b] = cx.block();
+                let slot = v.acquire().await;
+                cx.tma_load(&cx.args().v, &[b, h, j * BN, 0], slot.v(), &slot);
+                v.commit(slot);
+            }
+
+            /// Loads (warpgroup 0) and computes attention for 64 query rows.
+            #[role(warpgroups = 2, regs = 240)]
+            pub async fn worker(
+                cx: &Ctx<'_, Args>,
+                q_load: Producer<'_, QTile>,
+                q: Consumer<'_, QTile>,
+                k_load: Producer<'_, Keys>,
+                k: Consumer<'_, Keys>,
+                v_load: Producer<'_, Values>,
+                v: Consumer<'_, Values>,
+            ) {
+                let args = cx.args();
+                let [qb, h, b] = cx.block();
+                let wg = cx.instance();
+                let loader = wg == 0;
+                let q_row0 = qb * BM + wg * WG_ROWS;
+                let blocks = kv_blocks(args, qb);
+                if loader {
+                    let slot = q_load.acquire().await;
+                    cx.tma_load(&args.q, &[b, h, qb * BM, 0], slot.q(), &slot);
+                    q_load.commit(slot);
+                    for j in 0..blocks.min(KV_STAGES) {
+                        load_k(cx, &k_load, j).await;
+                        load_v(cx, &v_load, j).await;
+                    }
+                }
+                let q_full = q.wait().await;
+                let q_rows = q_full.q().rows::<WG_ROWS>(wg * WG_ROWS);
+                let mut o = cx.fragment::<WG_ROWS, D>(0.0);
+                let mut m = cx.row_vec::<WG_ROWS>(f32::NEG_INFINITY);
+                let mut l = cx.row_vec::<WG_ROWS>(0.0);
+                for j in 0..blocks {
+                    let key = k.wait().await;
+                    let mut s = cx.fragment::<WG_ROWS, BN>(0.0);
+                    let s_mma = cx.wgmma(&mut s, q_rows, key.k().t());
+                    cx.mma_wait(s_mma, 0).await;
+                    k.release(key);
+                    if loader && j + KV_STAGES < blocks {
+                        load_k(cx, &k_load, j + KV_STAGES).await;
+                    }
+                    let seq = args.k.shape()[2];
+                    let (causal, key0) = (args.causal, j * BN);
+                    if key0 + BN > seq || (causal && key0 + BN > q_row0 + 1) {
+                        cx.mask(&mut s, f32::NEG_INFINITY, |r, c| {
+                            key0 + c < seq && (!causal || key0 + c <= q_row0 + r)
+                        });
+                    }
+                    let block_max = cx.row_max(&s);
+                    let block_max = cx.rows_scale(&block_max, args.scale_log2);
+                    let m_new = cx.rows_max(&m, &block_max);
+                    cx.scale_sub_rows(&mut s, args.scale_log2, &m_new);
+                    cx.exp2(&mut s);
+                    let shift = cx.rows_sub(&m, &m_new);
+                    let correction = cx.rows_exp2(&shift, 1.0);
+                    let sum = cx.row_sum(&s);
+                    l = cx.rows_fma(&l, &correction, &sum);
+                    m = m_new;
+                    cx.cast::<$elem>(&mut s);
+                    cx.mul_rows(&mut o, &correction);
+                    let value = v.wait().await;
+                    let pv_mma = cx.wgmma_rs(&mut o, &s, value.v());
+                    cx.mma_wait(pv_mma, 0).await;
+                    v.release(value);
+                    if loader && j + KV_STAGES < blocks {
+                        load_v(cx, &v_load, j + KV_STAGES).await;
+                    }
+                }
+                q.release(q_full);
+                let inverse = cx.rows_recip(&l);
+                cx.mul_rows(&mut o, &inverse);
+                cx.store_global(&o, &args.o, &[b, h, q_row0, 0]);
+            }
+        }
+    };
+}
+
 fa3_kernel!(fa3_bf16_d64, bf16, 64);
 fa3_kernel!(fa3_bf16_d128, bf16, 128);
 fa3_kernel!(fa3_f16_d64, f16, 64);
 fa3_kernel!(fa3_f16_d128, f16, 128);
+flat_kernel!(flat_bf16_d64, bf16, 64);
+flat_kernel!(flat_bf16_d128, bf16, 128);
+flat_kernel!(flat_f16_d64, f16, 64);
+flat_kernel!(flat_f16_d128, f16, 128);
 
 /// The launch grid: one CTA per 128 query rows (x), head (y) and batch entry (z).
 pub fn grid(problem: &Problem) -> Grid {
@@ -301,10 +461,28 @@ pub fn run(
     }
 }
 
-/// Bytes per element of the problem's storage format.
-pub fn element_bytes(problem: &Problem) -> usize {
-    match problem.dtype {
-        DType::F32 => <f32 as Element>::BYTES,
-        other => other.bytes(),
+/// Runs the non-specialized baseline matching `problem` on the emulator.
+pub fn run_flat(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(Vec<f32>, EmuReport), EmuError> {
+    problem.check()?;
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty) => {{
+            let t = Tensors::<$elem>::new(problem, q, k, v)?;
+            let args = $kernel::Args {
+                q: t.q,
+                k: t.k,
+                v: t.v,
+                o: t.o.clone(),
+                causal: problem.causal,
+                scale_log2: problem.scale_log2(),
+            };
+            let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
+            Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+        }};
+    }
+    match (problem.dtype, problem.head_dim) {
+        (DType::Bf16, 64) => launch!(flat_bf16_d64, warpspec::bf16),
+        (DType::Bf16, _) => launch!(flat_bf16_d128, warpspec::bf16),
+        (_, 64) => launch!(flat_f16_d64, warpspec::f16),
+        _ => launch!(flat_f16_d128, warpspec::f16),
     }
 }

@@ -2,6 +2,7 @@
 //! launch helpers and the f64 reference they are checked against.
 
 pub mod blackwell;
+pub mod cli;
 pub mod hopper;
 pub mod reference;
 

@@ -66,6 +66,19 @@ fn every_scheduling_variant_computes_the_same_attention() {
 }
 
 #[test]
+fn the_non_specialized_baseline_computes_the_same_attention() {
+    for (seq, causal, dtype) in [(320, true, DType::Bf16), (200, false, DType::F16)] {
+        let p = problem(seq, 64, causal, dtype);
+        let n = p.elements();
+        let (q, k, v) = (random_values(n, 21), random_values(n, 22), random_values(n, 23));
+        let (q, k, v) = (round_to(dtype, &q), round_to(dtype, &k), round_to(dtype, &v));
+        let (o, _) = hopper::run_flat(&p, &q, &k, &v).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let (max_err, rel) = errors(&o, &attention_f64(&p, &q, &k, &v));
+        assert!(rel < tolerance(dtype), "{p:?}: max error {max_err:e}, relative {rel:e}");
+    }
+}
+
+#[test]
 fn bad_problems_are_rejected_with_a_clear_error() {
     let p = Problem { head_dim: 96, ..problem(128, 64, false, DType::Bf16) };
     let err = hopper::run(&p, Variant::FULL, &[], &[], &[]).unwrap_err();

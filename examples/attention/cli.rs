@@ -1,0 +1,116 @@
+//! Command-line options and the numerics check shared by the attention examples.
+
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use warpspec::dsl::DType;
+
+use super::Problem;
+use super::reference::attention_f64;
+use crate::reference::{errors, random_values};
+
+/// Storage format of Q, K, V and O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// bfloat16.
+    Bf16,
+    /// IEEE half.
+    F16,
+}
+
+impl From<Format> for DType {
+    fn from(f: Format) -> DType {
+        match f {
+            Format::Bf16 => DType::Bf16,
+            Format::F16 => DType::F16,
+        }
+    }
+}
+
+/// The attention problem, as options.
+#[derive(Args, Clone, Debug)]
+pub struct ProblemArgs {
+    /// Batch size of the timed problem.
+    #[arg(long, default_value_t = 4)]
+    pub batch: usize,
+    /// Heads of the timed problem.
+    #[arg(long, default_value_t = 16)]
+    pub heads: usize,
+    /// Sequence length of the timed problem.
+    #[arg(long, default_value_t = 4096)]
+    pub seq: usize,
+    /// Head dimension (64 or 128).
+    #[arg(long, default_value_t = 128)]
+    pub head_dim: usize,
+    /// Causal mask.
+    #[arg(long)]
+    pub causal: bool,
+    /// Storage format.
+    #[arg(long, value_enum, default_value_t = Format::Bf16)]
+    pub dtype: Format,
+    /// Sequence length of the problem checked on the emulator against f64.
+    #[arg(long, default_value_t = 512)]
+    pub check_seq: usize,
+}
+
+impl ProblemArgs {
+    /// The timed problem.
+    pub fn problem(&self) -> Problem {
+        Problem {
+            batch: self.batch,
+            heads: self.heads,
+            seq: self.seq,
+            head_dim: self.head_dim,
+            causal: self.causal,
+            dtype: self.dtype.into(),
+        }
+    }
+
+    /// The small problem checked on the emulator: same head dim, mask and format.
+    pub fn check_problem(&self) -> Problem {
+        Problem { batch: 1, heads: 2, seq: self.check_seq, ..self.problem() }
+    }
+}
+
+/// Outcome of a numerics check.
+pub struct Checked {
+    /// Largest absolute error against f64.
+    pub max_err: f64,
+    /// `max_err` relative to the largest |O|.
+    pub rel_err: f64,
+    /// Emulator wall time in seconds.
+    pub seconds: f64,
+}
+
+/// Runs `kernel` on random inputs of `problem` and compares with the f64 reference.
+pub fn check<E: std::fmt::Display>(
+    problem: &Problem,
+    kernel: impl FnOnce(&[f32], &[f32], &[f32]) -> Result<Vec<f32>, E>,
+) -> Result<Checked, String> {
+    let n = problem.elements();
+    let round = |v: Vec<f32>| super::round_to(problem.dtype, &v);
+    let (q, k, v) = (round(random_values(n, 1)), round(random_values(n, 2)), round(random_values(n, 3)));
+    let start = Instant::now();
+    let o = kernel(&q, &k, &v).map_err(|e| e.to_string())?;
+    let seconds = start.elapsed().as_secs_f64();
+    let (max_err, rel_err) = errors(&o, &attention_f64(problem, &q, &k, &v));
+    Ok(Checked { max_err, rel_err, seconds })
+}
+
+/// Relative error allowed for the format (P and O are rounded to it).
+pub fn tolerance(dtype: DType) -> f64 {
+    if dtype == DType::Bf16 { 2e-2 } else { 4e-3 }
+}
+
+/// One-line description of a problem.
+pub fn describe(p: &Problem) -> String {
+    format!(
+        "batch {} heads {} seq {} d {} {} {}",
+        p.batch,
+        p.heads,
+        p.seq,
+        p.head_dim,
+        if p.causal { "causal" } else { "non-causal" },
+        p.dtype
+    )
+}
