@@ -1,34 +1,45 @@
 //! Five-role flash attention (Blackwell style): checked on the emulator, then timed.
 //!
 //! ```text
-//! cargo run --release --example flash_attention -- [--causal] [--seq 4096] [--head-dim 128] ...
+//! cargo run --release --example flash_attention -- [--causal] [--seq 4096] [--head-dim 128] [--arch b200] [--trace fa.json]
 //! ```
-//! Runs a small problem on the emulator and checks it against an f64 reference.
+//! With no arguments: a small problem (batch 1, heads 2, seq 512, d 128) runs on the emulator
+//! and is checked against an f64 reference; then batch 4, heads 16, seq 4096, d 128 is timed
+//! on the B200 model. On `--arch h100`/`h200` the FA3-style Hopper kernel is timed instead
+//! (Hopper has no tensor memory).
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use warpspec_examples::attention::blackwell;
-use warpspec_examples::attention::cli::{self, ProblemArgs};
+use warpspec::sim::machine::MmaIssue;
+use warpspec_examples::attention::cli::{self, ProblemArgs, TimingArgs};
+use warpspec_examples::attention::hopper::Variant;
+use warpspec_examples::attention::{blackwell, hopper};
 
-/// Five-role flash attention: numerics on the emulator.
+/// Five-role flash attention: numerics on the emulator, time on the model.
 #[derive(Parser, Debug)]
 struct Options {
     #[command(flatten)]
     problem: ProblemArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
 }
 
 fn main() -> ExitCode {
-    let options = Options::parse();
-    let small = options.problem.check_problem();
-    println!("five-role flash attention (load, mma, softmax x2, correction, epilogue)");
-    let checked = match cli::check(&small, |q, k, v| blackwell::run(&small, q, k, v).map(|(o, _)| o)) {
-        Ok(c) => c,
+    match run(Options::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("emulator: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
         }
-    };
+    }
+}
+
+fn run(options: Options) -> Result<bool, String> {
+    let small = options.problem.check_problem();
+    println!("five-role flash attention: load, mma, softmax x2, correction, epilogue");
+    let checked = cli::check(&small, |q, k, v| blackwell::run(&small, q, k, v).map(|(o, _)| o))?;
     let ok = checked.rel_err < cli::tolerance(small.dtype);
     println!(
         "  emulator  {}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
@@ -38,5 +49,22 @@ fn main() -> ExitCode {
         if ok { "ok" } else { "ABOVE TOLERANCE" },
         checked.seconds
     );
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if options.timing.no_timing {
+        return Ok(ok);
+    }
+    let problem = options.problem.problem();
+    let machine = options.timing.machine("b200")?;
+    let opts = options.timing.options();
+    let report = if matches!(machine.tensor.issue, MmaIssue::SingleThreadTcgen05 { .. }) {
+        blackwell::simulate(&problem, &machine, &opts)
+    } else {
+        println!("  ({} has no tensor memory: timing the FA3-style Hopper kernel)", machine.name);
+        hopper::simulate(&problem, Some(Variant::FULL), &machine, &opts)
+    }
+    .map_err(|e| e.to_string())?;
+    println!("  model     {} on {}: {}", cli::describe(&problem), machine.name, cli::timing_line(&problem, &report));
+    println!();
+    print!("{report}");
+    options.timing.write_trace(&report)?;
+    Ok(ok)
 }

@@ -19,6 +19,8 @@
 use warpspec::Grid;
 use warpspec::dsl::DType;
 use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::report::SimReport;
+use warpspec::sim::{self, Machine, SimError, SimOptions};
 
 use super::{Problem, Tensors};
 
@@ -327,6 +329,31 @@ pub fn run(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(Vec<f3
             };
             let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
             Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+        }};
+    }
+    match (problem.dtype, problem.head_dim) {
+        (DType::Bf16, 64) => launch!(fa4_bf16_d64, warpspec::bf16),
+        (DType::Bf16, _) => launch!(fa4_bf16_d128, warpspec::bf16),
+        (_, 64) => launch!(fa4_f16_d64, warpspec::f16),
+        _ => launch!(fa4_f16_d128, warpspec::f16),
+    }
+}
+
+/// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic).
+pub fn simulate(problem: &Problem, machine: &Machine, opts: &SimOptions) -> Result<SimReport, SimError> {
+    problem.check()?;
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty) => {{
+            let t = Tensors::<$elem>::shape_only(problem);
+            let args = $kernel::Args {
+                q: t.q,
+                k: t.k,
+                v: t.v,
+                o: t.o,
+                causal: problem.causal,
+                scale_log2: problem.scale_log2(),
+            };
+            sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
         }};
     }
     match (problem.dtype, problem.head_dim) {

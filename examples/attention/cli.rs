@@ -5,6 +5,9 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use warpspec::dsl::DType;
 
+use warpspec::report::SimReport;
+use warpspec::sim::{Machine, SimOptions, TraceOptions};
+
 use super::Problem;
 use super::reference::attention_f64;
 use crate::reference::{errors, random_values};
@@ -70,6 +73,57 @@ impl ProblemArgs {
     pub fn check_problem(&self) -> Problem {
         Problem { batch: 1, heads: 2, seq: self.check_seq, ..self.problem() }
     }
+}
+
+/// How to time the problem.
+#[derive(Args, Clone, Debug)]
+pub struct TimingArgs {
+    /// Machine of the timing model (h100, h200, b200).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Write a Chrome trace-event timeline (open it in the Perfetto UI) to this file.
+    #[arg(long)]
+    pub trace: Option<std::path::PathBuf>,
+    /// Skip the timing run.
+    #[arg(long)]
+    pub no_timing: bool,
+}
+
+impl TimingArgs {
+    /// The machine named by `--arch`, or `default`.
+    pub fn machine(&self, default: &str) -> Result<Machine, String> {
+        let name = self.arch.as_deref().unwrap_or(default);
+        Machine::by_name(name).ok_or_else(|| format!("unknown --arch {name}; known: {}", Machine::names().join(", ")))
+    }
+
+    /// Simulation options: progress on stderr, and a timeline if `--trace` was given.
+    pub fn options(&self) -> SimOptions {
+        let options = SimOptions::default().with_stderr_progress();
+        if self.trace.is_some() { options.with_trace(TraceOptions::default()) } else { options }
+    }
+
+    /// Writes the report's timeline to the `--trace` file, if both exist.
+    pub fn write_trace(&self, report: &SimReport) -> Result<(), String> {
+        if let (Some(path), Some(trace)) = (&self.trace, &report.trace) {
+            trace.write_chrome_json(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
+            println!("  trace     {} (open in https://ui.perfetto.dev)", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// A summary line of a timed attention problem: time, and TFLOP/s counted with the
+/// problem's FLOPs (4·b·h·s²·d, halved when causal) as attention papers report them.
+pub fn timing_line(problem: &Problem, report: &SimReport) -> String {
+    let seconds = report.seconds();
+    let tflops = problem.flops() / seconds / 1e12;
+    format!(
+        "{:.3} ms, {tflops:.0} TFLOP/s ({:.1}% of the {:.0} TFLOP/s peak), tensor cores busy {:.1}%",
+        seconds * 1e3,
+        100.0 * tflops / report.peak_tflops,
+        report.peak_tflops,
+        100.0 * report.utilisation.tensor
+    )
 }
 
 /// Outcome of a numerics check.

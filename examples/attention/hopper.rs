@@ -14,6 +14,8 @@
 use warpspec::Grid;
 use warpspec::dsl::DType;
 use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::report::SimReport;
+use warpspec::sim::{self, Machine, SimError, SimOptions};
 
 use super::{Problem, Tensors};
 
@@ -484,5 +486,47 @@ pub fn run_flat(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(V
         (DType::Bf16, _) => launch!(flat_bf16_d128, warpspec::bf16),
         (_, 64) => launch!(flat_f16_d64, warpspec::f16),
         _ => launch!(flat_f16_d128, warpspec::f16),
+    }
+}
+
+/// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic);
+/// `variant: None` times the non-specialized baseline.
+pub fn simulate(
+    problem: &Problem,
+    variant: Option<Variant>,
+    machine: &Machine,
+    opts: &SimOptions,
+) -> Result<SimReport, SimError> {
+    problem.check()?;
+    macro_rules! launch {
+        ($kernel:ident, $flat:ident, $elem:ty) => {{
+            let t = Tensors::<$elem>::shape_only(problem);
+            let (causal, scale_log2) = (problem.causal, problem.scale_log2());
+            match variant {
+                Some(variant) => {
+                    let args = $kernel::Args {
+                        q: t.q,
+                        k: t.k,
+                        v: t.v,
+                        o: t.o,
+                        causal,
+                        scale_log2,
+                        pingpong: variant.pingpong,
+                        overlap: variant.overlap,
+                    };
+                    sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
+                }
+                None => {
+                    let args = $flat::Args { q: t.q, k: t.k, v: t.v, o: t.o, causal, scale_log2 };
+                    sim::simulate::<$flat::Kernel>(machine, grid(problem), &args, opts)
+                }
+            }
+        }};
+    }
+    match (problem.dtype, problem.head_dim) {
+        (DType::Bf16, 64) => launch!(fa3_bf16_d64, flat_bf16_d64, warpspec::bf16),
+        (DType::Bf16, _) => launch!(fa3_bf16_d128, flat_bf16_d128, warpspec::bf16),
+        (_, 64) => launch!(fa3_f16_d64, flat_f16_d64, warpspec::f16),
+        _ => launch!(fa3_f16_d128, flat_f16_d128, warpspec::f16),
     }
 }

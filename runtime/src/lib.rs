@@ -11,6 +11,7 @@
 pub mod dsl;
 pub mod emu;
 pub mod launch;
+pub mod report;
 pub mod sim;
 
 pub use launch::{Grid, LaunchError};

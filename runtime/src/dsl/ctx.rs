@@ -125,7 +125,8 @@ impl<'a, P> Ctx<'a, P> {
         }
         // Global values are already rounded to `T`, the tile's own format: copy as they are.
         dst.with_storage_mut(|data, offset, stride| src.read_box(coords, R, C, data, offset, stride));
-        let op = Op::TmaLoad { slot: on.tx_slot(), bytes: dst.bytes() as u32, rows: R as u32, cols: C as u32 };
+        let (bytes, rows, cols, src) = (dst.bytes() as u32, R as u32, C as u32, src.tile_at(coords));
+        let op = Op::TmaLoad { slot: on.tx_slot(), bytes, rows, cols, src };
         self.backend.issue(self.who, op);
     }
 
@@ -151,7 +152,7 @@ impl<'a, P> Ctx<'a, P> {
                         self.fault(format!("tma_store: {e}"));
                     }
                 }
-                self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32 });
+                self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32, dst: dst.tile_at(coords) });
             }
         }
         StoreGroup { seq, _source: PhantomData }
@@ -540,16 +541,16 @@ impl<'a, P> Ctx<'a, P> {
 
 /// Checks a warpgroup MMA shape at compile time.
 const fn assert_wgmma_shape(m: usize, n: usize, k: usize) {
-    assert!(m % 64 == 0 && m > 0, "wgmma: M must be a positive multiple of 64");
-    assert!(n % 8 == 0 && n >= 8 && n <= 256, "wgmma: N must be a multiple of 8 in 8..=256");
-    assert!(k % 16 == 0 && k > 0, "wgmma: K must be a positive multiple of 16");
+    assert!(m.is_multiple_of(64) && m > 0, "wgmma: M must be a positive multiple of 64");
+    assert!(n.is_multiple_of(8) && n >= 8 && n <= 256, "wgmma: N must be a multiple of 8 in 8..=256");
+    assert!(k.is_multiple_of(16) && k > 0, "wgmma: K must be a positive multiple of 16");
 }
 
 /// Checks a single-thread (`tcgen05`, one CTA) MMA shape at compile time.
 const fn assert_umma_shape(m: usize, n: usize, k: usize) {
     assert!(m == 64 || m == 128, "tcgen05.mma: M must be 64 or 128");
-    assert!(n % 16 == 0 && n >= 16 && n <= 256, "tcgen05.mma: N must be a multiple of 16 in 16..=256");
-    assert!(k % 16 == 0 && k > 0, "tcgen05.mma: K must be a positive multiple of 16");
+    assert!(n.is_multiple_of(16) && n >= 16 && n <= 256, "tcgen05.mma: N must be a multiple of 16 in 16..=256");
+    assert!(k.is_multiple_of(16) && k > 0, "tcgen05.mma: K must be a positive multiple of 16");
 }
 
 /// A strided read-only matrix operand.

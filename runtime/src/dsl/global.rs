@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::element::{DType, Element};
+use super::ops::GlobalTile;
 
 /// A dense row-major tensor in global memory, shared by every CTA of a launch.
 ///
@@ -209,6 +210,13 @@ impl<T: Element> Global<T> {
             return Err(format!("coordinate {d} is {} but the tensor's shape is {shape:?}", coords[d]));
         }
         Ok(())
+    }
+
+    /// Where a box at `coords` starts, for the timing model (`coords` checked by
+    /// [`Global::check_coords`]).
+    pub(crate) fn tile_at(&self, coords: &[usize]) -> GlobalTile {
+        let (origin, ..) = self.box_geometry(coords, 1, 1);
+        GlobalTile { tensor: Arc::as_ptr(&self.inner) as usize as u64, origin: origin as u64 }
     }
 
     /// Start offset, row stride, and the rows and columns of the box inside the tensor.

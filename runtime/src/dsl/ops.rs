@@ -29,6 +29,17 @@ pub struct BarrierSlot {
     pub index: u16,
 }
 
+/// Where a TMA copy reads or writes global memory: the tensor (an identity of its storage)
+/// and the linear index of the box's first element. The timing model uses it to tell L2 hits
+/// from misses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalTile {
+    /// Identity of the tensor's storage.
+    pub tensor: u64,
+    /// Linear element index of the box's top-left corner.
+    pub origin: u64,
+}
+
 /// Register-fragment arithmetic, by the instructions it lowers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathKind {
@@ -57,9 +68,9 @@ pub enum Op {
     /// `mbarrier.arrive` (with `expect_tx` of `tx_bytes` when non-zero) by one elected thread.
     Arrive { slot: BarrierSlot, tx_bytes: u32 },
     /// A TMA tile load of `bytes` global→shared that completes `bytes` on `slot`.
-    TmaLoad { slot: BarrierSlot, bytes: u32, rows: u32, cols: u32 },
+    TmaLoad { slot: BarrierSlot, bytes: u32, rows: u32, cols: u32, src: GlobalTile },
     /// A TMA tile store of `bytes` shared→global, committed as one bulk group.
-    TmaStore { bytes: u32 },
+    TmaStore { bytes: u32, dst: GlobalTile },
     /// One warpgroup MMA `M x N x K` (issued and committed as one group).
     Mma { m: u32, n: u32, k: u32, dtype: DType, a_in_registers: bool },
     /// One single-thread MMA into tensor memory `M x N x K` (`tcgen05.mma`), `A` from

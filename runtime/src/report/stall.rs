@@ -20,11 +20,11 @@ use std::fmt;
 /// | blocked in `cp.async.bulk.wait_group.read` (TMA store reads) | [`LongScoreboard`](Self::LongScoreboard) |
 /// | blocked in `wgmma.wait_group` until the MMA group completes | [`Wait`](Self::Wait) |
 /// | its next instruction needs the result of an FMA- or ALU-pipe instruction (fixed latency) | [`Wait`](Self::Wait) |
-/// | its next instruction needs the result of a MUFU instruction, a shared-memory load or a shuffle (MIO) | [`ShortScoreboard`](Self::ShortScoreboard) |
+/// | its next instruction needs the result of a MUFU instruction, a shared-memory load, a shuffle or a tensor-memory load (MIO) | [`ShortScoreboard`](Self::ShortScoreboard) |
 /// | its next instruction needs the result of a global load (L1TEX) | [`LongScoreboard`](Self::LongScoreboard) |
 /// | its next instruction goes to the FMA or ALU pipe, which is still busy with earlier instructions of its sub-partition | [`MathPipeThrottle`](Self::MathPipeThrottle) |
-/// | its next instruction goes to the MUFU or LSU pipe, or needs the SM's shared-memory port, which is busy | [`MioThrottle`](Self::MioThrottle) |
-/// | its next instruction is a global store and the LSU pipe is busy | [`LgThrottle`](Self::LgThrottle) |
+/// | its next instruction goes to the MUFU or LSU pipe (shared memory, shuffles) and that pipe's MIO queue is full, or to the busy tensor-memory port | [`MioThrottle`](Self::MioThrottle) |
+/// | its next instruction is a global load or store and the LSU pipe's MIO queue is full | [`LgThrottle`](Self::LgThrottle) |
 /// | its instruction queue is empty but its role program has not finished (a role future that suspended outside a barrier wait) | [`NoInstruction`](Self::NoInstruction) |
 ///
 /// Two choices are the model's, not Nsight's documentation: `mbarrier` waits are counted as

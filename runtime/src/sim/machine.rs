@@ -75,6 +75,9 @@ pub struct Issue {
     pub sub_partitions: Param<u32>,
     /// Warp-instructions one SMSP scheduler issues per clock (no dual issue).
     pub warp_instructions_per_smsp_per_clk: Param<u32>,
+    /// Instructions each sub-partition's MIO instruction queues (MUFU, LSU) hold waiting for
+    /// their shared unit, so a warp can issue past a busy MUFU or LSU pipe.
+    pub mio_queue_instructions: Param<u32>,
 }
 
 /// Limits on what may be resident on one SM, and the CTA size limit.
@@ -176,6 +179,11 @@ pub struct TensorMemory {
     pub cell_bits: Param<u32>,
     /// `tcgen05.alloc` hands out columns in multiples of this.
     pub alloc_granularity_columns: Param<u32>,
+    /// Bytes per clock per SM that `tcgen05.ld`/`tcgen05.st` move between tensor memory and
+    /// registers.
+    pub access_bytes_per_clk_per_sm: Param<u32>,
+    /// Cycles from a `tcgen05.ld` until its registers may be used.
+    pub load_latency_cycles: Param<u32>,
 }
 
 impl TensorMemory {
@@ -205,7 +213,9 @@ pub enum MmaIssue {
 }
 
 /// Latency of the machine's native asynchronous MMA of shape `m x n x k` (BF16/F16 inputs):
-/// `max(min_latency_cycles, ceil(n / columns_per_cycle))`, for legal `n` only.
+/// `max(min_latency_cycles, fixed_cycles + ceil(n / columns_per_cycle))`, for legal `n` only.
+/// `ceil(n / columns_per_cycle)` is also the issue interval of back-to-back MMAs (the tensor
+/// cores' occupancy); `fixed_cycles` is the pipeline depth a single MMA adds on top.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MmaLatencyRule {
     /// Rows of the native MMA tile (64 for `wgmma`, 128 for single-CTA `tcgen05.mma`).
@@ -222,6 +232,8 @@ pub struct MmaLatencyRule {
     pub columns_per_cycle: Param<u32>,
     /// Latency floor for small `n`, in cycles.
     pub min_latency_cycles: Param<u32>,
+    /// Cycles one MMA takes beyond its issue interval (pipeline fill and drain).
+    pub fixed_cycles: Param<u32>,
 }
 
 impl MmaLatencyRule {
@@ -234,7 +246,7 @@ impl MmaLatencyRule {
             return None;
         }
         let cycles = n.checked_div(per_cycle)? + u32::from(!n.is_multiple_of(per_cycle));
-        Some(cycles.max(self.min_latency_cycles.value))
+        Some((self.fixed_cycles.value + cycles).max(self.min_latency_cycles.value))
     }
 }
 
@@ -258,8 +270,12 @@ pub struct TensorCore {
 /// The Tensor Memory Accelerator (bulk asynchronous copies).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tma {
-    /// Extra cycles a TMA load completing on an mbarrier takes over a plain load.
+    /// Cycles a TMA load that hits in L2 takes, from issue until a thread waiting on its
+    /// mbarrier resumes, beyond the L2 latency and its streaming time
+    /// (`bytes / bytes_per_clk_per_sm`).
     pub extra_latency_cycles: Param<u32>,
+    /// The same for a TMA load that misses in L2, beyond the HBM latency and streaming time.
+    pub miss_extra_latency_cycles: Param<u32>,
     /// Bytes per clock one SM's TMA unit can move into shared memory.
     pub bytes_per_clk_per_sm: Param<u32>,
 }
@@ -383,6 +399,10 @@ impl Machine {
                     1,
                     "Hopper whitepaper: one warp scheduler dispatching 1 warp-instruction/clk per SMSP; Accel-Sim configs (no dual issue)",
                 ),
+                mio_queue_instructions: Param::new(
+                    8,
+                    "no public depth: NVIDIA developer forum 'What's the difference between MIO and LSU instruction queue' (Volta-Ampere): MUFU/LSU instructions wait in per-sub-partition MIO queues, a full queue stalls the warp (mio_throttle); depth assumed, to be calibrated: calibration/README.md",
+                ),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(
@@ -439,8 +459,8 @@ impl Machine {
                     "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture (arXiv 2402.13499), shared-memory bandwidth 128 B/clk/SM",
                 ),
                 load_latency_cycles: Param::new(
-                    29,
-                    "Luo et al. (arXiv 2402.13499), memory latency table: shared memory ~29 cycles",
+                    23,
+                    "measured: ld.shared pointer chase 23 cycles, calibration/README.md (H200, same GH100 SM); Luo et al. (arXiv 2402.13499) report ~29",
                 ),
             },
             pipes: Pipes {
@@ -451,7 +471,7 @@ impl Machine {
                     ),
                     latency_cycles: Param::new(
                         4,
-                        "Jia et al., Dissecting Volta via Microbenchmarking (arXiv 1804.06826): FFMA dependent latency 4 cycles; unchanged on Hopper",
+                        "Jia et al., Dissecting Volta via Microbenchmarking (arXiv 1804.06826): FFMA dependent latency 4 cycles; measured 4.03 cycles, calibration/README.md (H200, same GH100 SM)",
                     ),
                 },
                 alu: Pipe {
@@ -470,8 +490,8 @@ impl Machine {
                         "FlashAttention-3 (arXiv 2407.08608) Sec. 3: H100 SXM5 has 3.9 TFLOP/s of special functions = 16/clk/SM x 132 SMs x 1.83 GHz; CUDA guide throughput table",
                     ),
                     latency_cycles: Param::new(
-                        20,
-                        "approx. MUFU latency, Accel-Sim H100/Ampere config 'sfu' unit; to be calibrated: calibration/README.md",
+                        17,
+                        "measured: dependent MUFU.EX2 (ex2.approx.ftz) chain 17 cycles, calibration/README.md (H200, same GH100 SM); Accel-Sim 'sfu' ~20",
                     ),
                 },
                 lsu: Pipe {
@@ -480,8 +500,8 @@ impl Machine {
                         "Hopper whitepaper SM diagram: 8 LD/ST units per SMSP x 4; consistent with 128 B/clk shared memory (Luo et al., arXiv 2402.13499)",
                     ),
                     latency_cycles: Param::new(
-                        29,
-                        "Luo et al. (arXiv 2402.13499): shared-memory load latency ~29 cycles",
+                        23,
+                        "measured: shared-memory load latency 23 cycles, calibration/README.md (H200, same GH100 SM); Luo et al. (arXiv 2402.13499) report ~29",
                     ),
                 },
             },
@@ -509,11 +529,15 @@ impl Machine {
                     n_step: Param::new(8, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
                     columns_per_cycle: Param::new(
                         2,
-                        "Luo et al. (arXiv 2402.13499) Table VIII: wgmma m64nNk16 latency N/2 cycles for N >= 64 (32, 64, 128 at N = 64, 128, 256)",
+                        "Luo et al. (arXiv 2402.13499) Table VIII: N/2 cycles for m64nNk16; measured as the back-to-back interval 32.1/64/128 cycles at N = 64/128/256, calibration/README.md (H200)",
                     ),
                     min_latency_cycles: Param::new(
                         32,
-                        "assumed: N < 64 keeps the N = 64 latency (Luo Table VIII N/2 rule covers N >= 64 only); to be calibrated: calibration/README.md",
+                        "assumed: N < 64 keeps the N = 64 interval (the N/2 rule is measured for N >= 64 only); to be calibrated: calibration/README.md",
+                    ),
+                    fixed_cycles: Param::new(
+                        54,
+                        "measured: one wgmma m64nNk16 SS takes 86/118/182 cycles at N = 64/128/256 = 54 + N/2 (least-squares fit), calibration/README.md (H200)",
                     ),
                 },
                 mma_sync_latency_cycles: Param::new(
@@ -523,12 +547,16 @@ impl Machine {
             },
             tma: Tma {
                 extra_latency_cycles: Param::new(
-                    100,
-                    "HPMLL raw microbenchmark logs: a bulk TMA load completing on an mbarrier takes ~100 cycles more than a plain load; to be calibrated: calibration/README.md",
+                    24,
+                    "fit to calibration/README.md (H200): TMA 2D 8 KB L2 hit 397 cycles issue-to-waiter = 285 (L2) + 8192/95 (streaming) + 24; the same rule gives 353/485/1009 for the measured 345/462/982 cycles of 4/16/64 KB copies",
+                ),
+                miss_extra_latency_cycles: Param::new(
+                    486,
+                    "fit to calibration/README.md (H200): TMA 2D 8 KB from HBM 1269 cycles issue-to-waiter = 695 (HBM) + 8192/95 (streaming) + 486",
                 ),
                 bytes_per_clk_per_sm: Param::new(
-                    128,
-                    "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM (Luo et al.); to be calibrated: calibration/README.md",
+                    95,
+                    "measured: one cp.async.bulk copy streams at ~95 B/clk (calibration/README.md) and one SM reads L2 at 95 B/clk with ld.global.cg (calibration/results/l2_bandwidth.txt), H200",
                 ),
             },
             l1: L1 { hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles") },
@@ -538,16 +566,16 @@ impl Machine {
                     "NVIDIA H100 datasheet / Hopper whitepaper: 50 MB L2 (cudaDevAttrL2CacheSize = 52428800)",
                 ),
                 hit_latency_cycles: Param::new(
-                    258,
-                    "Luo et al. extension (arXiv 2501.12084): L2 hit ~258 cycles (near partition)",
+                    285,
+                    "measured: L2 hit 285 cycles median per hop (p10 265, p90 311, unimodal), calibration/README.md (H200); Luo et al. extension (arXiv 2501.12084) ~258 near",
                 ),
                 far_hit_latency_cycles: Param::new(
                     414,
                     "Luo et al. extension (arXiv 2501.12084): L2 hit ~414 cycles (far partition)",
                 ),
                 bandwidth_tb_s: Param::new(
-                    5.5,
-                    "approx. H100 L2 bandwidth ~5.5 TB/s (jax-ml 'How to Scale Your Model', GPU chapter); to be calibrated: calibration/README.md",
+                    8.5,
+                    "measured: L2 read bandwidth 7.6-8.5 TB/s (ld.global.cg.v4 over a 24-40 MB L2-resident buffer, 2048 threads/SM on all 132 SMs; 8.48 TB/s best), calibration/src/bench_l2_bandwidth.cu, calibration/results/l2_bandwidth.txt (H200, same GH100 L2); jax-ml 'How to Scale Your Model' quotes ~5.5",
                 ),
             },
             hbm: Hbm {
@@ -560,12 +588,12 @@ impl Machine {
             },
             sync: Sync {
                 mbarrier_wake_cycles: Param::new(
-                    40,
-                    "no published number; placeholder value, to be calibrated: calibration/README.md",
+                    89,
+                    "measured: mbarrier.arrive -> waiter in try_wait.parity resumes 89 cycles one-way, calibration/README.md (H200, same GH100 SM)",
                 ),
                 named_barrier_cycles: Param::new(
-                    20,
-                    "no published Hopper number; placeholder value, to be calibrated: calibration/README.md",
+                    39,
+                    "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
                 ),
             },
         }
@@ -582,8 +610,8 @@ impl Machine {
                 capacity_bytes: Param::new(141_000_000_000, "NVIDIA H200 datasheet: 141 GB HBM3e"),
                 bandwidth_tb_s: Param::new(4.8, "NVIDIA H200 datasheet: 4.8 TB/s"),
                 latency_cycles: Param::new(
-                    520,
-                    "assumed equal to H100 SXM (same memory controller generation); to be calibrated: calibration/README.md",
+                    695,
+                    "measured: L2-miss pointer chase 695 cycles median (p10 537, p90 815) after a 512 MB flush, calibration/README.md (H200)",
                 ),
             },
             ..h100
@@ -617,6 +645,7 @@ impl Machine {
                     "Blackwell SM keeps 4 sub-partitions with 1 tensor core each (4 per SM, 592 tensor cores / 148 SMs; hmc-tech.com B200 spec); cuda_occupancy.h (CUDA 12.8) sub-partitions = 4",
                 ),
                 warp_instructions_per_smsp_per_clk: Param::new(1, src::ASSUMED_HOPPER),
+                mio_queue_instructions: Param::new(8, src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(
@@ -717,6 +746,14 @@ impl Machine {
                             32,
                             "PTX ISA, tcgen05.alloc: nCols a power of 2, at least 32; NVIDIA Tilus docs: 'allocated in units of 32 columns'",
                         ),
+                        access_bytes_per_clk_per_sm: Param::new(
+                            512,
+                            "no public number: assumed one 32-bit column per lane per clock on each sub-partition's 32 lanes (4 x 32 x 4 B); to be calibrated: calibration/README.md",
+                        ),
+                        load_latency_cycles: Param::new(
+                            29,
+                            "no public number: assumed equal to a shared-memory load; to be calibrated: calibration/README.md",
+                        ),
                     },
                     max_cta_group: Param::new(
                         2,
@@ -737,11 +774,13 @@ impl Machine {
                         "derived from throughput: m128nNk16 = 2048*N FMA at 4096 FMA/clk/SM -> N/2 cycles; no published latency, to be calibrated: calibration/README.md",
                     ),
                     min_latency_cycles: Param::new(32, src::ASSUMED_HOPPER),
+                    fixed_cycles: Param::new(54, src::ASSUMED_HOPPER),
                 },
                 mma_sync_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
             },
             tma: Tma {
-                extra_latency_cycles: Param::new(100, src::ASSUMED_HOPPER),
+                extra_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
+                miss_extra_latency_cycles: Param::new(486, src::ASSUMED_HOPPER),
                 bytes_per_clk_per_sm: Param::new(
                     128,
                     "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM; to be calibrated: calibration/README.md",
@@ -758,7 +797,7 @@ impl Machine {
                     "no public B200 number (two dies; Chips and Cheese B200 article measures a slower cross-die L2): assumed equal to Hopper; to be calibrated: calibration/README.md",
                 ),
                 far_hit_latency_cycles: Param::new(414, src::ASSUMED_HOPPER),
-                bandwidth_tb_s: Param::new(5.5, src::ASSUMED_HOPPER),
+                bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(
@@ -871,6 +910,7 @@ impl Machine {
         p!("issue.warp_size", self.issue.warp_size);
         p!("issue.sub_partitions", self.issue.sub_partitions);
         p!("issue.warp_instructions_per_smsp_per_clk", self.issue.warp_instructions_per_smsp_per_clk);
+        p!("issue.mio_queue_instructions", self.issue.mio_queue_instructions);
         p!("limits.warps_per_sm", self.limits.warps_per_sm);
         p!("limits.threads_per_sm", self.limits.threads_per_sm);
         p!("limits.ctas_per_sm", self.limits.ctas_per_sm);
@@ -909,6 +949,8 @@ impl Machine {
                 p!("tensor.issue.tcgen05.tmem.columns", tmem.columns);
                 p!("tensor.issue.tcgen05.tmem.cell_bits", tmem.cell_bits);
                 p!("tensor.issue.tcgen05.tmem.alloc_granularity_columns", tmem.alloc_granularity_columns);
+                p!("tensor.issue.tcgen05.tmem.access_bytes_per_clk_per_sm", tmem.access_bytes_per_clk_per_sm);
+                p!("tensor.issue.tcgen05.tmem.load_latency_cycles", tmem.load_latency_cycles);
                 p!("tensor.issue.tcgen05.max_cta_group", max_cta_group);
             }
         }
@@ -919,8 +961,10 @@ impl Machine {
         p!("tensor.latency.n_step", self.tensor.latency.n_step);
         p!("tensor.latency.columns_per_cycle", self.tensor.latency.columns_per_cycle);
         p!("tensor.latency.min_latency_cycles", self.tensor.latency.min_latency_cycles);
+        p!("tensor.latency.fixed_cycles", self.tensor.latency.fixed_cycles);
         p!("tensor.mma_sync_latency_cycles", self.tensor.mma_sync_latency_cycles);
         p!("tma.extra_latency_cycles", self.tma.extra_latency_cycles);
+        p!("tma.miss_extra_latency_cycles", self.tma.miss_extra_latency_cycles);
         p!("tma.bytes_per_clk_per_sm", self.tma.bytes_per_clk_per_sm);
         p!("l1.hit_latency_cycles", self.l1.hit_latency_cycles);
         p!("l2.size_bytes", self.l2.size_bytes);
@@ -991,9 +1035,11 @@ mod tests {
     #[test]
     fn placeholders_are_marked() {
         for m in all() {
-            assert!(m.sync.mbarrier_wake_cycles.needs_calibration());
             assert!(!m.sm_count.needs_calibration());
         }
+        assert!(Machine::b200().sync.mbarrier_wake_cycles.needs_calibration());
+        assert!(Machine::b200().tensor_memory().is_some_and(|t| t.access_bytes_per_clk_per_sm.needs_calibration()));
+        assert!(Machine::h200().sync.mbarrier_wake_cycles.source.contains("calibration/README.md"));
         assert!(Machine::b200().pipes.alu.latency_cycles.source.contains("assumed equal to Hopper"));
     }
 
@@ -1031,12 +1077,13 @@ mod tests {
     }
 
     #[test]
-    fn wgmma_latency_follows_luo_table_viii() {
+    fn wgmma_latency_follows_the_h200_calibration() {
+        // 54 + N/2: 86, 118, 182 cycles measured for N = 64, 128, 256 (calibration/README.md).
         let h100 = Machine::h100_sxm();
-        assert_eq!(h100.wgmma_latency(64), Some(32));
-        assert_eq!(h100.wgmma_latency(128), Some(64));
-        assert_eq!(h100.wgmma_latency(256), Some(128));
-        assert_eq!(h100.wgmma_latency(8), Some(32));
+        assert_eq!(h100.wgmma_latency(64), Some(86));
+        assert_eq!(h100.wgmma_latency(128), Some(118));
+        assert_eq!(h100.wgmma_latency(256), Some(182));
+        assert_eq!(h100.wgmma_latency(8), Some(58));
         assert_eq!(h100.wgmma_latency(0), None);
         assert_eq!(h100.wgmma_latency(12), None);
         assert_eq!(h100.wgmma_latency(264), None);
@@ -1047,7 +1094,7 @@ mod tests {
     fn b200_uses_tcgen05_and_tensor_memory() {
         let b200 = Machine::b200();
         assert_eq!(b200.wgmma_latency(128), None);
-        assert_eq!(b200.mma_latency(256), Some(128));
+        assert_eq!(b200.mma_latency(256), Some(54 + 128));
         assert_eq!(b200.mma_latency(8), None);
         let tmem = b200.tensor_memory().copied();
         assert_eq!(tmem.map(|t| t.bytes()), Some(256 * 1024));

@@ -1,7 +1,30 @@
-//! The timing model: machine descriptions, occupancy, and the cycle-level SM model.
+//! The timing model: machine descriptions, occupancy, and the cycle-level model of the SMs
+//! and of the whole GPU.
+//!
+//! Where to look: [`machine`] holds every number (with its source); [`lower`] says how each
+//! tile op becomes warp-instructions; [`sm`] is one SM (schedulers, pipes, tensor cores,
+//! TMA, barriers: the `wgmma` latency is [`machine::Machine::wgmma_latency`], used in
+//! [`sm`]); [`memory`] is L2/HBM; [`gpu`] places CTAs on SMs and runs them all in one event
+//! loop ([`simulate`]); [`micro`] runs hand-built instruction streams. Results are a
+//! [`crate::report::SimReport`].
 
+mod backend;
+mod error;
+pub mod gpu;
+pub mod lower;
 pub mod machine;
+pub mod memory;
+pub mod micro;
 pub mod occupancy;
+mod options;
+pub mod sm;
+pub mod timing;
 
+pub use backend::SimBackend;
+pub use error::SimError;
+pub use gpu::{kernel_occupancy, simulate};
 pub use machine::Machine;
+pub use micro::{MicroInstance, MicroKernel, simulate_micro};
 pub use occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
+pub use options::{Progress, ProgressFn, SimOptions, TraceOptions};
+pub use sm::SchedulerPolicy;

@@ -7,7 +7,7 @@
 
 use crate::dsl::DType;
 
-use super::machine::{Machine, MmaLatencyRule, Pipe};
+use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe};
 
 /// The SM's counted-instruction pipes (see [`super::lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,6 +42,24 @@ impl ExecPipe {
     }
 }
 
+/// How the machine's tensor cores are driven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaKind {
+    /// Hopper `wgmma`: warpgroup-issued, accumulators in registers.
+    Warpgroup,
+    /// Blackwell `tcgen05.mma`: single-thread-issued, accumulators in tensor memory.
+    SingleThread,
+}
+
+/// Tensor-memory access timing (machines with tensor memory).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TmemTiming {
+    /// Bytes per cycle one sub-partition moves between tensor memory and registers.
+    pub bytes_per_clk_per_smsp: f64,
+    /// Cycles from a `tcgen05.ld` until its registers may be used.
+    pub load_latency: u64,
+}
+
 /// Issue interval and result latency of one pipe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipeTiming {
@@ -61,6 +79,8 @@ pub struct Timing {
     pub warp_size: u32,
     /// Per pipe, indexed by [`ExecPipe::index`].
     pub pipes: [PipeTiming; 4],
+    /// Instructions a sub-partition's MIO queue (in front of MUFU and LSU) holds.
+    pub mio_queue: u64,
     /// Shared-memory bytes per cycle per SM.
     pub smem_bytes_per_clk: f64,
     /// Shared-memory load latency, cycles.
@@ -69,10 +89,16 @@ pub struct Timing {
     pub tensor_fma_per_clk: [f64; 2],
     /// Latency rule of the native MMA instruction.
     pub mma_rule: MmaLatencyRule,
+    /// How MMAs are issued.
+    pub mma_kind: MmaKind,
+    /// Tensor memory, if the machine has it.
+    pub tmem: Option<TmemTiming>,
     /// TMA bytes per cycle per SM.
     pub tma_bytes_per_clk: f64,
-    /// Extra latency of a TMA copy over a plain access, cycles.
+    /// Cycles a TMA load (L2 hit) takes to its waiter beyond latency and streaming.
     pub tma_extra_latency: u64,
+    /// The same for a TMA load that misses in L2.
+    pub tma_miss_extra_latency: u64,
     /// L2 bytes per cycle, whole GPU.
     pub l2_bytes_per_clk: f64,
     /// L2 hit latency, cycles.
@@ -108,6 +134,7 @@ impl Timing {
             sub_partitions: sub_partitions as usize,
             warp_size,
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu)],
+            mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),
             smem_latency: u64::from(machine.smem.load_latency_cycles.value),
             tensor_fma_per_clk: [
@@ -115,8 +142,18 @@ impl Timing {
                 f64::from(t.dense_fma_per_clk_tf32.value.max(1)),
             ],
             mma_rule: t.latency,
+            mma_kind: match t.issue {
+                MmaIssue::WarpgroupWgmma { .. } => MmaKind::Warpgroup,
+                MmaIssue::SingleThreadTcgen05 { .. } => MmaKind::SingleThread,
+            },
+            tmem: machine.tensor_memory().map(|tm| TmemTiming {
+                bytes_per_clk_per_smsp: f64::from(tm.access_bytes_per_clk_per_sm.value.max(1))
+                    / f64::from(sub_partitions),
+                load_latency: u64::from(tm.load_latency_cycles.value),
+            }),
             tma_bytes_per_clk: f64::from(machine.tma.bytes_per_clk_per_sm.value.max(1)),
             tma_extra_latency: u64::from(machine.tma.extra_latency_cycles.value),
+            tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
             l2_bytes: machine.l2.size_bytes.value,
@@ -130,6 +167,16 @@ impl Timing {
     /// Timing of pipe `pipe`.
     pub fn pipe(&self, pipe: ExecPipe) -> PipeTiming {
         self.pipes[pipe.index()]
+    }
+
+    /// Cycles of queued work a pipe accepts beyond the instruction it is executing: the MIO
+    /// queue for MUFU and LSU, nothing for the FMA and ALU pipes (an instruction issues only
+    /// to a free math pipe).
+    pub fn queue_cycles(&self, pipe: ExecPipe) -> u64 {
+        match pipe {
+            ExecPipe::Fma | ExecPipe::Alu => 0,
+            ExecPipe::Mufu | ExecPipe::Lsu => self.mio_queue * self.pipe(pipe).interval,
+        }
     }
 
     /// Tensor FMAs per cycle per SM for operands of `dtype`.
@@ -161,8 +208,12 @@ mod tests {
         assert_eq!(t.pipe(ExecPipe::Alu).interval, 2);
         assert_eq!(t.pipe(ExecPipe::Mufu).interval, 8);
         assert_eq!(t.pipe(ExecPipe::Lsu).interval, 4);
-        assert_eq!(t.mma_latency(256), 128);
-        assert_eq!(t.mma_latency(12), 32);
+        assert_eq!(t.mma_latency(256), 54 + 128);
+        assert_eq!(t.mma_latency(12), 54 + 8);
+        assert_eq!((t.mma_kind, t.tmem), (MmaKind::Warpgroup, None));
+        let b200 = Timing::new(&Machine::b200(), 1.856);
+        assert_eq!(b200.mma_kind, MmaKind::SingleThread);
+        assert!(b200.tmem.is_some());
         assert!((t.hbm_bytes_per_clk - 3.35e12 / 1.83e9).abs() < 1e-6);
     }
 }

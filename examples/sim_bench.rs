@@ -1,0 +1,99 @@
+//! Benchmark of the timing model itself: simulated SM-cycles per second of host time, and
+//! the wall time of the 8192³ warp-specialized GEMM.
+//!
+//! ```text
+//! cargo run --release --example sim_bench -- [--arch h100|h200|b200]
+//! ```
+//! Three workloads on one host thread:
+//! - **dense issue**: 16 warps per scheduler of independent FFMAs on every SM, so every
+//!   scheduler issues every cycle (the model's worst case: one event per SM-cycle);
+//! - **latency bound**: the same warps with a dependent HBM load every 9 instructions, so the
+//!   model mostly skips idle cycles;
+//! - **GEMM 8192³**: the warp-specialized GEMM of `examples/gemm_kernel.rs`, 2048 CTAs of
+//!   128 x 256, 128 k-steps each, shape-only tensors.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use warpspec::dsl::Global;
+use warpspec::report::SimReport;
+use warpspec::sim::lower::{Dep, Instr};
+use warpspec::sim::timing::ExecPipe;
+use warpspec::sim::{self, Machine, MicroInstance, MicroKernel, SimError, SimOptions, simulate_micro};
+use warpspec_examples::gemm;
+
+/// 16 warps per scheduler on every SM (two CTAs of 8 per scheduler each), all running
+/// `program`.
+fn micro(machine: &Machine, program: Vec<Instr>) -> Result<SimReport, SimError> {
+    let sms = machine.sm_count.value as usize;
+    let warps = 8 * machine.issue.sub_partitions.value as usize;
+    let instances = (0..warps).map(|_| MicroInstance { name: "warp", warps: 1, program: program.clone() }).collect();
+    simulate_micro(machine, &MicroKernel { ctas: 2 * sms, ..MicroKernel::new(instances) }, &SimOptions::default())
+}
+
+fn line(name: &str, report: &SimReport, wall: f64) {
+    println!(
+        "{name:<16} {:>12} SM-cycles in {:>7.3} s = {:.3e} SM-cycles/s",
+        report.host.sm_cycles,
+        wall,
+        report.host.sm_cycles as f64 / wall
+    );
+}
+
+fn main() -> ExitCode {
+    let machine = match std::env::args().skip_while(|a| a != "--arch").nth(1) {
+        None => Machine::h100_sxm(),
+        Some(name) => match Machine::by_name(&name) {
+            Some(m) => m,
+            None => {
+                eprintln!("unknown architecture `{name}`: use h100, h200 or b200");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    println!("timing model on one host thread, {}", machine.full_name);
+    let dense = vec![Instr::Exec { pipe: ExecPipe::Fma, count: 4000, dep: Dep::None }];
+    let latency: Vec<Instr> = [
+        Instr::GlobalLoad { count: 1, bytes: 128, from_hbm: true },
+        Instr::Exec { pipe: ExecPipe::Fma, count: 8, dep: Dep::Stream },
+    ]
+    .iter()
+    .copied()
+    .cycle()
+    .take(200)
+    .collect();
+    for (name, program) in [("dense issue", dense), ("latency bound", latency)] {
+        let start = Instant::now();
+        match micro(&machine, program) {
+            Ok(report) => line(name, &report, start.elapsed().as_secs_f64()),
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let n = 8192;
+    let args = gemm::ws_gemm::Args {
+        a: Global::shape_only(&[n, n]),
+        b: Global::shape_only(&[n, n]),
+        c: Global::shape_only(&[n, n]),
+    };
+    let start = Instant::now();
+    match sim::simulate::<gemm::ws_gemm::Kernel>(&machine, gemm::grid(n, n), &args, &SimOptions::default()) {
+        Ok(report) => {
+            let wall = start.elapsed().as_secs_f64();
+            line("GEMM 8192³", &report, wall);
+            println!(
+                "GEMM 8192³ wall time {wall:.2} s; predicted {:.1} TFLOP/s ({:.1}% of peak) at {:.2} GHz",
+                report.tflops(),
+                report.percent_of_peak(),
+                report.clock_ghz
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! What a timing run reports: [`SimReport`] (time, throughput, unit utilisation, stall
+//! reasons per role, waves) with a terminal summary as its `Display`, and the per-warp
+//! timeline ([`Trace`]) as Chrome trace-event JSON.
+
+mod stall;
+mod trace;
+
+use std::fmt;
+use std::time::Duration;
+
+pub use stall::{StallCycles, StallReason};
+pub use trace::{Trace, TraceEvent};
+
+/// Fraction of capacity each unit was busy, over all SMs and the whole run (0.0..=1.0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Utilisation {
+    /// Tensor cores: busy cycles / (cycles x SMs).
+    pub tensor: f64,
+    /// TMA units: busy cycles / (cycles x SMs).
+    pub tma: f64,
+    /// Issue slots: warp-instructions issued / (cycles x SMs x sub-partitions).
+    pub issue: f64,
+    /// FMA pipes: busy cycles / (cycles x SMs x sub-partitions).
+    pub fma: f64,
+    /// ALU pipes, likewise.
+    pub alu: f64,
+    /// MUFU pipes, likewise.
+    pub mufu: f64,
+    /// LSU pipes, likewise.
+    pub lsu: f64,
+    /// Shared-memory ports: bytes / (cycles x SMs x bytes per cycle).
+    pub smem: f64,
+    /// L2 bandwidth: busy cycles / cycles.
+    pub l2: f64,
+    /// HBM bandwidth: busy cycles / cycles.
+    pub hbm: f64,
+}
+
+/// Warp-cycles of one role, by stall reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoleStalls {
+    /// The role's name.
+    pub role: &'static str,
+    /// Warps of the role per CTA.
+    pub warps_per_cta: u32,
+    /// Warp-cycles summed over every warp of the role in every CTA.
+    pub cycles: StallCycles,
+}
+
+/// How the grid filled the machine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Waves {
+    /// CTAs resident per SM at once (the occupancy).
+    pub ctas_per_sm: u32,
+    /// CTAs the machine holds at once (`ctas_per_sm x SMs`).
+    pub capacity: usize,
+    /// `ctas / capacity`: full waves plus the fraction of the last one.
+    pub waves: f64,
+    /// CTAs in the last, partial wave (0 if the grid is a whole number of waves).
+    pub tail_ctas: usize,
+    /// Cycles from the first moment a CTA slot found the grid exhausted to the end of the
+    /// run: the tail, during which some SMs idle.
+    pub tail_cycles: u64,
+}
+
+/// Host-side cost of the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostCost {
+    /// Wall time of the simulation.
+    pub wall: Duration,
+    /// Simulated SM-cycles (`cycles x SMs`).
+    pub sm_cycles: u64,
+}
+
+impl HostCost {
+    /// Simulated SM-cycles per second of host time.
+    pub fn sm_cycles_per_second(&self) -> f64 {
+        self.sm_cycles as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+}
+
+/// The result of a timing run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimReport {
+    /// The kernel.
+    pub kernel: &'static str,
+    /// The machine's name.
+    pub machine: &'static str,
+    /// SMs of the machine.
+    pub sms: u32,
+    /// The simulated clock, GHz.
+    pub clock_ghz: f64,
+    /// CTAs of the grid.
+    pub ctas: usize,
+    /// Warps per CTA.
+    pub warps_per_cta: u32,
+    /// What limits the CTAs per SM (occupancy calculator's limiter).
+    pub occupancy_limiter: String,
+    /// Waves and tail.
+    pub waves: Waves,
+    /// Total simulated cycles (until the last CTA retired).
+    pub cycles: u64,
+    /// Floating-point operations of all MMAs (2 per multiply-add).
+    pub mma_flops: u64,
+    /// Peak dense bf16 tensor throughput of the machine at the clock, TFLOP/s.
+    pub peak_tflops: f64,
+    /// Unit utilisation.
+    pub utilisation: Utilisation,
+    /// TMA loads that hit in L2, and that missed.
+    pub l2_hits: u64,
+    /// TMA and global loads that missed in L2.
+    pub l2_misses: u64,
+    /// Stall reasons per role, in declaration order.
+    pub roles: Vec<RoleStalls>,
+    /// The timeline, if tracing was on.
+    pub trace: Option<Trace>,
+    /// Host-side cost.
+    pub host: HostCost,
+}
+
+impl SimReport {
+    /// Simulated time in seconds at the clock.
+    pub fn seconds(&self) -> f64 {
+        self.cycles as f64 / (self.clock_ghz * 1e9)
+    }
+
+    /// MMA throughput in TFLOP/s of simulated time.
+    pub fn tflops(&self) -> f64 {
+        let s = self.seconds();
+        if s > 0.0 { self.mma_flops as f64 / s / 1e12 } else { 0.0 }
+    }
+
+    /// [`SimReport::tflops`] as a percentage of the machine's dense bf16 peak at the clock.
+    pub fn percent_of_peak(&self) -> f64 {
+        if self.peak_tflops > 0.0 { 100.0 * self.tflops() / self.peak_tflops } else { 0.0 }
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:5.1}%", 100.0 * x)
+}
+
+impl fmt::Display for SimReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = &self.waves;
+        writeln!(f, "kernel `{}` on {} ({} SMs at {:.3} GHz)", self.kernel, self.machine, self.sms, self.clock_ghz)?;
+        writeln!(
+            f,
+            "  grid       {} CTAs of {} warps; {} per SM (limited by {}); {:.2} waves, last wave {} CTAs, tail {} cycles",
+            self.ctas, self.warps_per_cta, w.ctas_per_sm, self.occupancy_limiter, w.waves, w.tail_ctas, w.tail_cycles
+        )?;
+        writeln!(f, "  time       {} cycles = {:.3} us", self.cycles, self.seconds() * 1e6)?;
+        writeln!(
+            f,
+            "  tensor     {:.1} TFLOP/s = {:.1}% of the {:.1} TFLOP/s bf16 peak",
+            self.tflops(),
+            self.percent_of_peak(),
+            self.peak_tflops
+        )?;
+        let u = &self.utilisation;
+        writeln!(
+            f,
+            "  busy       tensor {}  TMA {}  issue {}  FMA {}  ALU {}  MUFU {}  LSU {}  smem {}",
+            pct(u.tensor),
+            pct(u.tma),
+            pct(u.issue),
+            pct(u.fma),
+            pct(u.alu),
+            pct(u.mufu),
+            pct(u.lsu),
+            pct(u.smem)
+        )?;
+        let loads = self.l2_hits + self.l2_misses;
+        let hit_rate = if loads > 0 { self.l2_hits as f64 / loads as f64 } else { 0.0 };
+        writeln!(
+            f,
+            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads",
+            pct(u.l2),
+            pct(u.hbm),
+            pct(hit_rate)
+        )?;
+        writeln!(f, "  stalls     share of each role's warp-cycles:")?;
+        for role in &self.roles {
+            let total = role.cycles.total();
+            if total == 0 {
+                continue;
+            }
+            let mut parts: Vec<(StallReason, u64)> =
+                StallReason::ALL.iter().map(|&r| (r, role.cycles.get(r))).filter(|&(_, c)| c > 0).collect();
+            parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+            let shown: Vec<String> =
+                parts.iter().map(|(r, c)| format!("{r} {:.1}%", 100.0 * *c as f64 / total as f64)).collect();
+            writeln!(f, "    {:<12} ({} warps/CTA) {}", role.role, role.warps_per_cta, shown.join(", "))?;
+        }
+        if let Some(trace) = &self.trace {
+            writeln!(f, "  trace      {} spans ({} dropped over the limit)", trace.events.len(), trace.dropped)?;
+        }
+        write!(
+            f,
+            "  host       {:.3} s, {:.3e} simulated SM-cycles/s",
+            self.host.wall.as_secs_f64(),
+            self.host.sm_cycles_per_second()
+        )
+    }
+}

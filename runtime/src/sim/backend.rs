@@ -1,0 +1,105 @@
+//! [`SimBackend`]: the [`Backend`] of a timing run, which turns the ops a role instance issues
+//! into the instructions its warps execute in simulated time.
+
+use std::cell::{Cell, RefCell};
+use std::task::Poll;
+
+use crate::dsl::{Backend, Fault, KernelSpec, Op, Wait, Who};
+
+use super::lower::{Instr, Unsupported, lower};
+use super::timing::Timing;
+
+/// The backend of one CTA slot of a timing run.
+///
+/// The protocol between the simulator and a role instance's future:
+/// - the simulator polls the future; every [`Backend::issue`] lowers its op
+///   ([`super::lower::lower`]) and appends the instructions to the instance's pending list,
+///   returning at once;
+/// - the first poll of a wait ([`Backend::poll_wait`] with `first = true`) appends a wait
+///   instruction and returns `Pending`: the future is suspended there;
+/// - the simulator executes the instance's warps in simulated time; once a warp reaches the
+///   wait and the wait is satisfied, it calls [`SimBackend::release`] and polls the future
+///   again: the wait returns `Ready` and the future runs ahead to its next wait.
+///
+/// A backend is reused by the CTAs that run one after another in its slot.
+pub struct SimBackend<'t> {
+    spec: &'static KernelSpec,
+    timing: &'t Timing,
+    has_data: bool,
+    pending: RefCell<Vec<Instr>>,
+    release: Cell<bool>,
+    fault: RefCell<Option<(Who, Fault)>>,
+    unsupported: Cell<Option<(Who, Unsupported)>>,
+}
+
+impl<'t> SimBackend<'t> {
+    /// A backend for CTAs of `spec` timed with `timing`; `has_data`: whether tiles and
+    /// fragments carry numbers (the combined mode).
+    pub fn new(spec: &'static KernelSpec, timing: &'t Timing, has_data: bool) -> Self {
+        SimBackend {
+            spec,
+            timing,
+            has_data,
+            pending: RefCell::new(Vec::new()),
+            release: Cell::new(false),
+            fault: RefCell::new(None),
+            unsupported: Cell::new(None),
+        }
+    }
+
+    /// Lets the next poll of the wait the instance is suspended in return `Ready`.
+    pub fn release(&self) {
+        self.release.set(true);
+    }
+
+    /// Withdraws a release the last poll did not consume.
+    pub fn clear_release(&self) {
+        self.release.set(false);
+    }
+
+    /// Moves the instructions issued since the last call to the end of `out`.
+    pub fn drain_into(&self, out: &mut Vec<Instr>) {
+        out.append(&mut self.pending.borrow_mut());
+    }
+
+    /// Takes the first op recorded that the machine cannot execute, if any.
+    pub fn take_unsupported(&self) -> Option<(Who, Unsupported)> {
+        self.unsupported.take()
+    }
+
+    /// Takes the first fault recorded, if any.
+    pub fn take_fault(&self) -> Option<(Who, Fault)> {
+        self.fault.borrow_mut().take()
+    }
+}
+
+impl Backend for SimBackend<'_> {
+    fn has_data(&self) -> bool {
+        self.has_data
+    }
+
+    fn issue(&self, who: Who, op: Op) {
+        let threads =
+            self.spec.roles.get(who.role as usize).map_or(self.timing.warp_size, |r| r.threads_per_instance());
+        if let Err(e) = lower(&op, threads, self.timing, &mut self.pending.borrow_mut())
+            && self.unsupported.get().is_none()
+        {
+            self.unsupported.set(Some((who, e)));
+        }
+    }
+
+    fn poll_wait(&self, _who: Who, wait: Wait, first: bool) -> Poll<()> {
+        if first {
+            self.pending.borrow_mut().push(Instr::Wait(wait));
+            Poll::Pending
+        } else if self.release.replace(false) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    fn fault(&self, who: Who, fault: Fault) {
+        self.fault.borrow_mut().get_or_insert((who, fault));
+    }
+}

@@ -1,0 +1,95 @@
+//! Errors of a timing run.
+
+use crate::dsl::Fault;
+use crate::emu::Deadlock;
+use crate::launch::LaunchError;
+
+use super::occupancy::OccupancyError;
+
+/// Why a timing run failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The launch was rejected before any CTA ran.
+    Launch(LaunchError),
+    /// No CTA of the kernel fits on an SM of the machine.
+    Occupancy {
+        /// The kernel.
+        kernel: &'static str,
+        /// What the occupancy calculator said.
+        error: OccupancyError,
+    },
+    /// In simulated time, every live warp of a CTA is blocked and nothing in flight can
+    /// unblock it.
+    Deadlock {
+        /// The cycle at which the simulation ran out of events.
+        cycle: u64,
+        /// The CTA, its blocked instances and what they wait for.
+        deadlock: Deadlock,
+    },
+    /// Role code issued an invalid operation.
+    Fault {
+        /// The kernel.
+        kernel: &'static str,
+        /// `blockIdx` of the CTA.
+        block: [u32; 3],
+        /// The instance, described ("`consumer` #1 (warps 5-8)").
+        instance: String,
+        /// What went wrong and where.
+        fault: Fault,
+    },
+    /// Role code panicked.
+    Panic {
+        /// The kernel.
+        kernel: &'static str,
+        /// `blockIdx` of the CTA.
+        block: [u32; 3],
+        /// The instance, described.
+        instance: String,
+        /// The panic message.
+        message: String,
+    },
+    /// Role code issued an op the machine cannot execute (a `wgmma` on Blackwell, tensor
+    /// memory on Hopper).
+    Unsupported {
+        /// The kernel.
+        kernel: &'static str,
+        /// The instance, described.
+        instance: String,
+        /// What the op needs.
+        needs: &'static str,
+    },
+    /// The options are unusable (for example a clock of zero GHz).
+    Options(String),
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Launch(e) => write!(f, "launch failed: {e}"),
+            SimError::Occupancy { kernel, error } => {
+                write!(f, "kernel `{kernel}` cannot run on this machine: {error}")
+            }
+            SimError::Deadlock { cycle, deadlock } => {
+                write!(f, "at simulated cycle {cycle}, {deadlock}")
+            }
+            SimError::Fault { kernel, block, instance, fault } => {
+                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance}: {} (at {})", fault.message, fault.location)
+            }
+            SimError::Panic { kernel, block, instance, message } => {
+                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance} panicked: {message}")
+            }
+            SimError::Unsupported { kernel, instance, needs } => {
+                write!(f, "kernel `{kernel}`, {instance}: the kernel needs {needs}")
+            }
+            SimError::Options(message) => write!(f, "invalid simulation options: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+impl From<LaunchError> for SimError {
+    fn from(e: LaunchError) -> Self {
+        SimError::Launch(e)
+    }
+}

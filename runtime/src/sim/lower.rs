@@ -1,0 +1,411 @@
+//! Lowering: how each tile-level [`Op`] becomes counted warp-instructions.
+//!
+//! An op is issued by a role *instance* of `T` threads (`T = 32` for a warp, 128 for a
+//! warpgroup). Every warp of the instance executes the same lowered stream, so the counts
+//! below are **per warp**. Counted instructions are grouped into bursts ([`Instr::Exec`] and
+//! friends: `count` identical warp-instructions on one pipe) so that a 128-element FMA over a
+//! fragment is one queue entry, while the scheduler still issues it one warp-instruction per
+//! cycle at most.
+//!
+//! Register fragments are assumed to use the `wgmma` accumulator layout: a warp owns 16 rows
+//! of every 64, and each row is spread over a quad of [`THREADS_PER_ROW`] threads. A row
+//! vector (an op with `cols == 1`) is held by the threads of the quad that owns the row, so a
+//! thread holds `ceil(rows * 4 / T)` of its values.
+//!
+//! Dependencies (see [`Dep`]): ops carry shapes, not operands, so the model assumes each
+//! result-consuming op depends on the previous result-producing op of the same warp,
+//! element-wise: the first instruction of a burst waits for the first result of the previous
+//! burst, later ones follow it one per cycle (an element-wise pipeline, as a compiler
+//! schedules a fragment-wide operation). Control instructions (arrive, TMA issue, waits,
+//! `wgmma` with both operands in shared memory) depend on no register result.
+
+use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, Wait};
+
+use super::timing::{ExecPipe, MmaKind, Timing};
+
+/// Threads that share one row of a fragment in the `wgmma` accumulator layout (a quad).
+pub const THREADS_PER_ROW: u32 = 4;
+
+/// Bytes one thread moves with one vector shared- or global-memory instruction
+/// (`ld.shared.v4.b32`, `st.global.v4.b32`).
+pub const BYTES_PER_THREAD_ACCESS: u32 = 16;
+
+/// Bytes one thread moves with one tensor-memory access (`tcgen05.ld/st.32x32b.x32`: 32
+/// registers of 4 bytes).
+pub const BYTES_PER_THREAD_TMEM_ACCESS: u32 = 128;
+
+/// An op the machine cannot execute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    /// What the op needs, in words.
+    pub needs: &'static str,
+}
+
+/// How the instructions of a burst wait for results of earlier instructions of their warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dep {
+    /// No dependency on earlier results.
+    None,
+    /// Element-wise on the previous result-producing burst: the first instruction waits for
+    /// that burst's first result; the others are independent of each other.
+    Stream,
+    /// A dependent chain: the first instruction as for [`Dep::Stream`], then each waits for
+    /// the result of the one before it (pays the pipe latency per instruction).
+    Chain,
+}
+
+/// One entry of a warp's instruction queue. Counts are per warp.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Instr {
+    /// `count` warp-instructions on `pipe`.
+    Exec {
+        /// The pipe.
+        pipe: ExecPipe,
+        /// Warp-instructions.
+        count: u32,
+        /// Dependency on earlier results.
+        dep: Dep,
+    },
+    /// `count` shared-memory accesses of `bytes` each (per warp-instruction), on the LSU pipe
+    /// and the SM's shared-memory port. Loads produce results (shared-memory latency).
+    Shared {
+        /// Warp-instructions.
+        count: u32,
+        /// Bytes each warp-instruction moves.
+        bytes: u32,
+        /// Load (true) or store.
+        load: bool,
+    },
+    /// `count` global loads of `bytes` each through L2 (and HBM on a miss); results arrive
+    /// after the memory latency. Not produced by any [`Op`]: used by hand-built programs
+    /// ([`super::micro`]).
+    GlobalLoad {
+        /// Warp-instructions.
+        count: u32,
+        /// Bytes each warp-instruction moves.
+        bytes: u32,
+        /// Whether the data comes from HBM (true) or hits in L2.
+        from_hbm: bool,
+    },
+    /// `count` global stores of `bytes` each (per warp-instruction) on the LSU pipe; the bytes
+    /// are written through L2.
+    GlobalStore {
+        /// Warp-instructions.
+        count: u32,
+        /// Bytes each warp-instruction moves.
+        bytes: u32,
+    },
+    /// One MMA group: `issue` issue slots per warp (`wgmma.fence`, `instrs` x `wgmma`,
+    /// `wgmma.commit_group`), collective over the instance; its `instrs` native MMAs of
+    /// `fma` multiply-adds each run back to back on the SM's tensor cores.
+    Mma {
+        /// Issue slots per warp.
+        issue: u32,
+        /// Native MMA instructions.
+        instrs: u32,
+        /// Multiply-adds of one native instruction.
+        fma: u64,
+        /// Output columns of one native instruction (sets its latency).
+        n: u32,
+        /// Operand format.
+        dtype: DType,
+        /// `A` comes from registers (`wgmma` RS): waits for the previous register result.
+        a_in_registers: bool,
+    },
+    /// Single-thread MMAs into tensor memory (`tcgen05.mma`): `instrs` issue slots (one per
+    /// native MMA of `fma` multiply-adds), collective over the instance; they run on the SM's
+    /// tensor cores and complete for [`Instr::MmaCommit`].
+    Umma {
+        /// Native MMA instructions (and issue slots).
+        instrs: u32,
+        /// Multiply-adds of one native instruction.
+        fma: u64,
+        /// Output columns of one native instruction (sets its latency).
+        n: u32,
+        /// Operand format.
+        dtype: DType,
+    },
+    /// `tcgen05.commit`: one arrival on `slot` once every MMA the instance issued before it has
+    /// completed; collective.
+    MmaCommit {
+        /// The barrier to arrive on.
+        slot: BarrierSlot,
+    },
+    /// `count` tensor-memory accesses of `bytes` each (per warp-instruction) through the
+    /// sub-partition's tensor-memory port; loads produce results.
+    Tmem {
+        /// Warp-instructions.
+        count: u32,
+        /// Bytes each warp-instruction moves.
+        bytes: u32,
+        /// Load (true) or store.
+        load: bool,
+    },
+    /// A TMA load of `bytes`, completing its bytes on `slot`; collective (the copy starts
+    /// when the last warp of the instance issues it).
+    TmaLoad {
+        /// Barrier the bytes complete on.
+        slot: BarrierSlot,
+        /// Bytes copied.
+        bytes: u32,
+        /// The source box, for the L2 model (`None`: counts as an L2 hit).
+        src: Option<GlobalTile>,
+    },
+    /// A TMA store of `bytes` shared→global, one bulk group; collective.
+    TmaStore {
+        /// Bytes copied.
+        bytes: u32,
+        /// The destination box, for the L2 model.
+        dst: Option<GlobalTile>,
+    },
+    /// `mbarrier.arrive` (expecting `tx_bytes`); one arrival per instance, collective.
+    Arrive {
+        /// The barrier.
+        slot: BarrierSlot,
+        /// Transaction bytes expected.
+        tx_bytes: u32,
+    },
+    /// `bar.arrive` with this warp's threads.
+    NamedArrive {
+        /// Index into the kernel's named barriers.
+        barrier: u16,
+    },
+    /// A blocking wait; one issue slot each time the warp tests it.
+    Wait(Wait),
+}
+
+impl Instr {
+    /// Issue slots the instruction takes per warp.
+    pub fn issue_slots(&self) -> u32 {
+        match *self {
+            Instr::Exec { count, .. }
+            | Instr::Shared { count, .. }
+            | Instr::GlobalLoad { count, .. }
+            | Instr::GlobalStore { count, .. }
+            | Instr::Tmem { count, .. } => count,
+            Instr::Mma { issue, .. } => issue,
+            Instr::Umma { instrs, .. } => instrs,
+            Instr::MmaCommit { .. }
+            | Instr::TmaLoad { .. }
+            | Instr::TmaStore { .. }
+            | Instr::Arrive { .. }
+            | Instr::NamedArrive { .. }
+            | Instr::Wait(_) => 1,
+        }
+    }
+
+    /// Whether the effect belongs to the whole instance and fires once, when its last warp
+    /// issues the instruction.
+    pub fn is_collective(&self) -> bool {
+        matches!(
+            self,
+            Instr::Mma { .. }
+                | Instr::Umma { .. }
+                | Instr::MmaCommit { .. }
+                | Instr::TmaLoad { .. }
+                | Instr::TmaStore { .. }
+                | Instr::Arrive { .. }
+        )
+    }
+}
+
+/// Elements of an `rows x cols` fragment one thread of a `threads`-thread instance holds;
+/// a row vector (`cols == 1`) is held by the quad owning each row.
+fn per_thread(rows: u32, cols: u32, threads: u32) -> u32 {
+    let threads = threads.max(1);
+    if cols == 1 { (rows * THREADS_PER_ROW).div_ceil(threads).max(1) } else { (rows * cols).div_ceil(threads).max(1) }
+}
+
+fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
+    if count > 0 {
+        out.push(Instr::Exec { pipe, count, dep });
+    }
+}
+
+/// Accesses of `bytes` in total over an instance of `threads`, `per_thread` bytes per thread
+/// and instruction: per warp, the count of instructions and the bytes each moves.
+fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) -> (u32, u32) {
+    let warps = threads.div_ceil(warp_size).max(1);
+    let per_warp = bytes.div_ceil(warps);
+    let per_instr = per_thread * warp_size;
+    let count = per_warp.div_ceil(per_instr);
+    (count, if count == 0 { 0 } else { per_warp.div_ceil(count) })
+}
+
+/// Appends the per-warp instructions of `op`, issued by an instance of `threads` threads, to
+/// `out`. The count for each op:
+///
+/// - [`Op::Math`] over `rows x cols` elements: `e = ceil(rows * cols / T)` elements per
+///   thread (`ceil(rows * 4 / T)` for a row vector), so per warp:
+///   - `Fill`: `e` moves on the FMA pipe (the compiler emits `IMAD.MOV`);
+///   - `Fma`: `e` FFMA on the FMA pipe;
+///   - `Exp2`: `e` MUFU.EX2; `Recip`: `e` MUFU.RCP (MUFU pipe);
+///   - `Max`: `e` FMNMX on the ALU pipe;
+///   - `Select`: `e` FSEL on the ALU pipe (the predicate is shared by a column block);
+///   - `Cast`: `ceil(e / 2)` F2FP on the ALU pipe (packs two elements per instruction);
+///   - `RowReduce`: with `r = ceil(rows * 4 / T)` rows per thread, `e - r` in-thread ops
+///     (FMA pipe: the op does not say max or sum; both are counted as full-rate FMA-pipe
+///     instructions), then `log2(4) = 2` rounds of `r` SHFL (LSU pipe, shared-memory
+///     latency) and `r` ops, each round waiting for the previous one.
+/// - [`Op::SharedLoad`] / [`Op::SharedStore`] of `bytes` over the instance: each warp moves
+///   `bytes / (T / 32)` with `ld/st.shared.v4` of 16 bytes per thread, so
+///   `ceil(bytes / (T / 32) / 512)` instructions on the LSU pipe, each holding the SM's
+///   shared-memory port for its bytes at `smem.bandwidth_bytes_per_clk`.
+/// - [`Op::GlobalStore`]: as a shared store, with `st.global.v4`, written through L2.
+/// - [`Op::Mma`] `m x n x k` of `dtype`: `ceil(m / M0) * ceil(k / K0)` native MMAs, where
+///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
+///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
+///   `wgmma.commit_group`: `instrs + 2` issue slots per warp. Each native MMA keeps the
+///   tensor cores busy `M0 * n * K0 / fma_per_clk` cycles and completes `max(that, latency(n))`
+///   after it starts (`N/2` cycles for `N >= 64` on Hopper).
+///   Machines that issue MMAs with `tcgen05` have no `wgmma`: [`Unsupported`].
+/// - [`Op::Umma`] `m x n x k`: `tcgen05.mma`, counted as [`Op::Mma`] (native shape
+///   `m128nNk16`) but with one issue slot per native MMA and no fence or commit; completion
+///   is observed through [`Op::MmaCommit`] (one issue slot, one arrival per instance once
+///   every earlier MMA of the instance has completed). Needs a machine with `tcgen05`.
+/// - [`Op::TmemLoad`] / [`Op::TmemStore`] of `bytes` over the instance: `tcgen05.ld/st
+///   .32x32b.x32`, 128 bytes per thread, so `ceil(bytes / (T / 32) / 4096)` per warp, each
+///   holding the sub-partition's tensor-memory port for its bytes at
+///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
+/// - [`Op::TmaLoad`], [`Op::TmaStore`], [`Op::Arrive`]: one issue slot, one effect per
+///   instance (one elected thread acts).
+/// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
+pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
+    let warp_size = timing.warp_size;
+    let native = |m: u32, n: u32, k: u32, dtype: DType| {
+        let rule = &timing.mma_rule;
+        let m0 = rule.m.value.max(1).min(m.max(1));
+        let k0 = (rule.k.value * 2 / dtype.bytes() as u32).max(1);
+        let instrs = m.div_ceil(m0) * k.div_ceil(k0);
+        (instrs, u64::from(m0) * u64::from(n) * u64::from(k0.min(k.max(1))))
+    };
+    match *op {
+        Op::Math { kind, rows, cols } => {
+            let e = per_thread(rows, cols, threads);
+            match kind {
+                MathKind::Fill => exec(ExecPipe::Fma, e, Dep::None, out),
+                MathKind::Fma => exec(ExecPipe::Fma, e, Dep::Stream, out),
+                MathKind::Exp2 | MathKind::Recip => exec(ExecPipe::Mufu, e, Dep::Stream, out),
+                MathKind::Max | MathKind::Select => exec(ExecPipe::Alu, e, Dep::Stream, out),
+                MathKind::Cast => exec(ExecPipe::Alu, e.div_ceil(2), Dep::Stream, out),
+                MathKind::RowReduce => {
+                    let r = per_thread(rows, 1, threads);
+                    exec(ExecPipe::Fma, e.saturating_sub(r), Dep::Stream, out);
+                    for _ in 0..THREADS_PER_ROW.ilog2() {
+                        exec(ExecPipe::Lsu, r, Dep::Stream, out);
+                        exec(ExecPipe::Fma, r, Dep::Stream, out);
+                    }
+                }
+            }
+        }
+        Op::SharedLoad { bytes } | Op::SharedStore { bytes } => {
+            let (count, per) = vector_accesses(bytes, threads, warp_size, BYTES_PER_THREAD_ACCESS);
+            if count > 0 {
+                out.push(Instr::Shared { count, bytes: per, load: matches!(op, Op::SharedLoad { .. }) });
+            }
+        }
+        Op::GlobalStore { bytes } => {
+            let (count, per) = vector_accesses(bytes, threads, warp_size, BYTES_PER_THREAD_ACCESS);
+            if count > 0 {
+                out.push(Instr::GlobalStore { count, bytes: per });
+            }
+        }
+        Op::Mma { m, n, k, dtype, a_in_registers } => {
+            if timing.mma_kind != MmaKind::Warpgroup {
+                return Err(Unsupported {
+                    needs: "`wgmma` (Hopper warpgroup MMA), which this machine lacks: it issues MMAs with `tcgen05`",
+                });
+            }
+            let (instrs, fma) = native(m, n, k, dtype);
+            out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers });
+        }
+        Op::Umma { m, n, k, dtype, .. } => {
+            if timing.mma_kind != MmaKind::SingleThread {
+                return Err(Unsupported {
+                    needs: "`tcgen05.mma` (Blackwell single-thread MMA), which this machine lacks",
+                });
+            }
+            let (instrs, fma) = native(m, n, k, dtype);
+            out.push(Instr::Umma { instrs, fma, n, dtype });
+        }
+        Op::MmaCommit { slot } => {
+            if timing.mma_kind != MmaKind::SingleThread {
+                return Err(Unsupported { needs: "`tcgen05.commit` (Blackwell), which this machine lacks" });
+            }
+            out.push(Instr::MmaCommit { slot });
+        }
+        Op::TmemLoad { bytes } | Op::TmemStore { bytes } => {
+            if timing.tmem.is_none() {
+                return Err(Unsupported { needs: "tensor memory (`tcgen05.ld/st`), which this machine lacks" });
+            }
+            let (count, per) = vector_accesses(bytes, threads, warp_size, BYTES_PER_THREAD_TMEM_ACCESS);
+            if count > 0 {
+                out.push(Instr::Tmem { count, bytes: per, load: matches!(op, Op::TmemLoad { .. }) });
+            }
+        }
+        Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { slot, bytes, src: Some(src) }),
+        Op::TmaStore { bytes, dst } => out.push(Instr::TmaStore { bytes, dst: Some(dst) }),
+        Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { slot, tx_bytes }),
+        Op::NamedArrive { barrier } => out.push(Instr::NamedArrive { barrier }),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Machine;
+
+    fn lowered(op: Op, threads: u32) -> Vec<Instr> {
+        let timing = Timing::new(&Machine::h100_sxm(), 1.83);
+        let mut out = Vec::new();
+        assert_eq!(lower(&op, threads, &timing, &mut out), Ok(()));
+        out
+    }
+
+    #[test]
+    fn math_counts_elements_per_thread() {
+        let fma = lowered(Op::Math { kind: MathKind::Fma, rows: 64, cols: 128 }, 128);
+        assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream }]);
+        let cast = lowered(Op::Math { kind: MathKind::Cast, rows: 64, cols: 128 }, 128);
+        assert_eq!(cast[0].issue_slots(), 32);
+        let rows = lowered(Op::Math { kind: MathKind::Exp2, rows: 64, cols: 1 }, 128);
+        assert_eq!(rows, [Instr::Exec { pipe: ExecPipe::Mufu, count: 2, dep: Dep::Stream }]);
+        let reduce = lowered(Op::Math { kind: MathKind::RowReduce, rows: 64, cols: 128 }, 128);
+        let slots: u32 = reduce.iter().map(Instr::issue_slots).sum();
+        assert_eq!(slots, 62 + 2 * (2 + 2));
+    }
+
+    #[test]
+    fn shared_loads_use_16_bytes_per_thread() {
+        // A 64 x 64 bf16 tile over a warpgroup: 8 KB, 2 KB per warp, 4 x 512 B.
+        let ld = lowered(Op::SharedLoad { bytes: 8192 }, 128);
+        assert_eq!(ld, [Instr::Shared { count: 4, bytes: 512, load: true }]);
+    }
+
+    #[test]
+    fn wgmma_splits_into_native_instructions() {
+        let op = Op::Mma { m: 64, n: 256, k: 64, dtype: DType::Bf16, a_in_registers: false };
+        let [Instr::Mma { issue, instrs, fma, n, .. }] = lowered(op, 128)[..] else { panic!("one MMA group") };
+        assert_eq!((issue, instrs, fma, n), (6, 4, 64 * 256 * 16, 256));
+        let tf32 = Op::Mma { m: 128, n: 64, k: 32, dtype: DType::F32, a_in_registers: false };
+        let [Instr::Mma { instrs, fma, .. }] = lowered(tf32, 128)[..] else { panic!("one MMA group") };
+        assert_eq!((instrs, fma), (8, 64 * 64 * 8));
+    }
+
+    #[test]
+    fn tcgen05_ops_need_a_blackwell_machine() {
+        let hopper = Timing::new(&Machine::h100_sxm(), 1.83);
+        let umma = Op::Umma { m: 128, n: 256, k: 64, dtype: DType::Bf16, a_in_tmem: false };
+        assert!(lower(&umma, 32, &hopper, &mut Vec::new()).is_err());
+        let blackwell = Timing::new(&Machine::b200(), 1.856);
+        let mut out = Vec::new();
+        assert_eq!(lower(&umma, 32, &blackwell, &mut out), Ok(()));
+        assert_eq!(out, [Instr::Umma { instrs: 4, fma: 128 * 256 * 16, n: 256, dtype: DType::Bf16 }]);
+        let wgmma = Op::Mma { m: 64, n: 256, k: 16, dtype: DType::Bf16, a_in_registers: false };
+        assert!(lower(&wgmma, 128, &blackwell, &mut Vec::new()).is_err());
+        out.clear();
+        assert_eq!(lower(&Op::TmemLoad { bytes: 128 * 128 * 4 }, 128, &blackwell, &mut out), Ok(()));
+        assert_eq!(out, [Instr::Tmem { count: 4, bytes: 4096, load: true }]);
+    }
+}

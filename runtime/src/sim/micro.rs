@@ -1,0 +1,346 @@
+//! Micro-benchmarks: hand-built warp-instruction streams run on the SM model, without a
+//! kernel. They exercise the model's units directly (a dependent FFMA chain, MUFU
+//! throughput, back-to-back `wgmma`s, global-load latency hiding) with the same scheduler,
+//! pipes, memory system and report as [`super::simulate`].
+
+use crate::report::SimReport;
+
+use super::error::SimError;
+use super::gpu::GpuRun;
+use super::lower::Instr;
+use super::machine::Machine;
+use super::occupancy::{BlockResources, occupancy};
+use super::options::SimOptions;
+use super::sm::{CtaShape, Driver, InstanceShape};
+use super::timing::Timing;
+
+/// One instance of a micro-benchmark CTA: `warps` warps (1, or 4 for a warpgroup) that all
+/// execute `program`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MicroInstance {
+    /// Name in the report (its "role").
+    pub name: &'static str,
+    /// Warps of the instance.
+    pub warps: u32,
+    /// The instructions every warp of the instance executes.
+    pub program: Vec<Instr>,
+}
+
+/// A CTA made of hand-built instances, launched `ctas` times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MicroKernel {
+    /// The kernel's name in reports.
+    pub name: &'static str,
+    /// Instances in warp order.
+    pub instances: Vec<MicroInstance>,
+    /// mbarriers (index `i` is barrier `i`, stage 0): arrivals per phase.
+    pub barriers: Vec<u32>,
+    /// Named barriers: threads per use.
+    pub named_barriers: Vec<u32>,
+    /// Registers per thread (for the occupancy limit).
+    pub regs_per_thread: u32,
+    /// CTAs of the grid.
+    pub ctas: usize,
+    /// Use only the first this many SMs (all of the machine's if `None`); the memory system
+    /// keeps the whole GPU's bandwidth.
+    pub sms: Option<u32>,
+}
+
+impl MicroKernel {
+    /// One CTA of `instances`, with no barriers, at 32 registers per thread.
+    pub fn new(instances: Vec<MicroInstance>) -> Self {
+        MicroKernel {
+            name: "micro",
+            instances,
+            barriers: Vec::new(),
+            named_barriers: Vec::new(),
+            regs_per_thread: 32,
+            ctas: 1,
+            sms: None,
+        }
+    }
+
+    fn shape(&self) -> CtaShape {
+        let mut first_warp = 0;
+        let instances = self
+            .instances
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| {
+                let shape = InstanceShape { role: i as u16, index: 0, first_warp, warps: inst.warps.max(1) };
+                first_warp += inst.warps.max(1);
+                shape
+            })
+            .collect();
+        CtaShape {
+            kernel: self.name,
+            roles: self.instances.iter().map(|i| i.name).collect(),
+            instances,
+            warps: first_warp,
+            barriers: self
+                .barriers
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| (format!("bar{i}"), 1, a, "any instance".to_string()))
+                .collect(),
+            named: self
+                .named_barriers
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (format!("named{i}"), t, "any instance".to_string()))
+                .collect(),
+        }
+    }
+}
+
+struct MicroDriver<'k> {
+    kernel: &'k MicroKernel,
+    next: usize,
+}
+
+impl Driver for MicroDriver<'_> {
+    fn launch(&mut self, _sm: usize, _slot: usize) -> Option<usize> {
+        (self.next < self.kernel.ctas).then(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    fn resume(
+        &mut self,
+        _sm: usize,
+        _slot: usize,
+        instance: usize,
+        release: bool,
+        out: &mut Vec<Instr>,
+    ) -> Result<bool, SimError> {
+        if !release && let Some(inst) = self.kernel.instances.get(instance) {
+            out.extend_from_slice(&inst.program);
+        }
+        Ok(true)
+    }
+
+    fn retire(&mut self, _sm: usize, _slot: usize) {}
+
+    fn block(&self, cta: usize) -> [u32; 3] {
+        [cta as u32, 0, 0]
+    }
+}
+
+/// Runs `kernel` on `machine`: its CTAs are placed as a kernel's would be (round-robin over
+/// the SMs, as many per SM as the occupancy calculator allows).
+pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions) -> Result<SimReport, SimError> {
+    let clock = opts.clock(machine)?;
+    let timing = Timing::new(machine, clock);
+    let shape = kernel.shape();
+    let threads = shape.warps * machine.issue.warp_size.value;
+    let block = BlockResources::new(threads, kernel.regs_per_thread, 0, 0);
+    let occupancy = occupancy(machine, &block).map_err(|error| SimError::Occupancy { kernel: kernel.name, error })?;
+    let sms = kernel.sms.map_or(machine.sm_count.value, |s| s.clamp(1, machine.sm_count.value)) as usize;
+    let run = GpuRun { machine, timing: &timing, shape: &shape, occupancy: &occupancy, ctas: kernel.ctas, clock, sms };
+    run.run(opts, &mut MicroDriver { kernel, next: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dsl::{BarrierSlot, DType, Wait};
+    use crate::report::StallReason;
+    use crate::sim::SchedulerPolicy;
+    use crate::sim::lower::Dep;
+    use crate::sim::timing::ExecPipe;
+
+    fn h100() -> Machine {
+        Machine::h100_sxm()
+    }
+
+    fn warp(name: &'static str, program: Vec<Instr>) -> MicroInstance {
+        MicroInstance { name, warps: 1, program }
+    }
+
+    fn run(kernel: &MicroKernel) -> SimReport {
+        match simulate_micro(&h100(), kernel, &SimOptions::default()) {
+            Ok(report) => report,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn exec(pipe: ExecPipe, count: u32, dep: Dep) -> Instr {
+        Instr::Exec { pipe, count, dep }
+    }
+
+    #[test]
+    fn a_dependent_ffma_chain_pays_the_latency_per_instruction() {
+        let n = 1000;
+        let report = run(&MicroKernel::new(vec![warp("chain", vec![exec(ExecPipe::Fma, n, Dep::Chain)])]));
+        let latency = h100().pipes.fma.latency_cycles.value as f64;
+        let per_instruction = report.cycles as f64 / f64::from(n);
+        assert!((per_instruction - latency).abs() < 0.01 * latency, "{per_instruction} cycles per FFMA");
+        let stalls = &report.roles[0].cycles;
+        assert_eq!(stalls.get(StallReason::Selected), u64::from(n));
+        assert!(stalls.get(StallReason::Wait) >= u64::from(n - 1) * 3);
+    }
+
+    #[test]
+    fn independent_ffmas_from_four_warps_reach_128_per_clock() {
+        let n = 10_000;
+        let one = |name| warp(name, vec![exec(ExecPipe::Fma, n, Dep::None)]);
+        let report = run(&MicroKernel::new(vec![one("w0"), one("w1"), one("w2"), one("w3")]));
+        let lanes_per_clk = 4.0 * f64::from(n) * 32.0 / report.cycles as f64;
+        assert!(lanes_per_clk > 0.99 * 128.0, "{lanes_per_clk} FFMA lanes per clock");
+        assert!(report.utilisation.fma > 0.99 / 132.0, "one SM of 132 is busy");
+        // One warp keeps only its own sub-partition busy: a quarter of the SM's rate.
+        let report = run(&MicroKernel::new(vec![one("w0")]));
+        let lanes_per_clk = f64::from(n) * 32.0 / report.cycles as f64;
+        assert!((lanes_per_clk - 32.0).abs() < 0.5, "{lanes_per_clk} FFMA lanes per clock from one warp");
+    }
+
+    #[test]
+    fn mufu_reaches_16_per_clock() {
+        let n = 1000;
+        let instances = (0..8).map(|_| warp("ex2", vec![exec(ExecPipe::Mufu, n, Dep::None)])).collect();
+        let report = run(&MicroKernel::new(instances));
+        let per_clk = 8.0 * f64::from(n) * 32.0 / report.cycles as f64;
+        assert!((per_clk - 16.0).abs() < 0.2, "{per_clk} MUFU lanes per clock");
+        assert!(report.roles[0].cycles.get(StallReason::MioThrottle) > 0);
+    }
+
+    #[test]
+    fn back_to_back_wgmmas_reach_the_tensor_rate() {
+        let fma = 64 * 256 * 16;
+        let mma = Instr::Mma { issue: 3, instrs: 1, fma, n: 256, dtype: DType::Bf16, a_in_registers: false };
+        // Keep one group in flight, as the calibration's throughput loop does.
+        let mut program = Vec::new();
+        for _ in 0..256 {
+            program.push(mma);
+            program.push(Instr::Wait(Wait::Mma { pending: 1 }));
+        }
+        program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+        let kernel = MicroKernel::new(vec![MicroInstance { name: "wg", warps: 4, program }]);
+        let report = run(&kernel);
+        let per_clk = 256.0 * fma as f64 / report.cycles as f64;
+        assert!(per_clk > 0.98 * 2048.0, "{per_clk} FMA per clock");
+        assert!((report.mma_flops as f64 - 2.0 * 256.0 * fma as f64).abs() < 1.0);
+        // Waiting for every MMA exposes its latency (54 + N/2 cycles against an N/2 interval).
+        let program = (0..64).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 0 })]).collect();
+        let report = run(&MicroKernel::new(vec![MicroInstance { name: "wg", warps: 4, program }]));
+        let per_clk = 64.0 * fma as f64 / report.cycles as f64;
+        assert!(per_clk < 0.75 * 2048.0, "{per_clk} FMA per clock when each MMA is waited for");
+    }
+
+    fn tma_kernel(loads: u32, bytes: u32, ctas: usize) -> MicroKernel {
+        let bar = BarrierSlot { barrier: 0, index: 0 };
+        let mut program = vec![Instr::Arrive { slot: bar, tx_bytes: loads * bytes }];
+        program.extend((0..loads).map(|_| Instr::TmaLoad { slot: bar, bytes, src: None }));
+        program.push(Instr::Wait(Wait::Parity { slot: bar, parity: 0 }));
+        MicroKernel { barriers: vec![1], ctas, ..MicroKernel::new(vec![warp("load", program)]) }
+    }
+
+    #[test]
+    fn tma_reaches_its_bandwidth_on_one_sm_and_l2_bounds_the_gpu() {
+        let machine = h100();
+        let timing = Timing::new(&machine, machine.clocks.spec_ghz.value);
+        let (loads, bytes) = (256, 16384);
+        let report = run(&tma_kernel(loads, bytes, 1));
+        let per_clk = f64::from(loads * bytes) / report.cycles as f64;
+        let rate = timing.tma_bytes_per_clk;
+        assert!(per_clk > 0.95 * rate && per_clk <= rate, "{per_clk} B/clk on one SM");
+        // Every SM loading at once: the shared L2 bandwidth is the limit.
+        let sms = machine.sm_count.value as usize;
+        let report = run(&tma_kernel(64, bytes, sms));
+        let per_clk = sms as f64 * 64.0 * f64::from(bytes) / report.cycles as f64;
+        let l2 = timing.l2_bytes_per_clk;
+        assert!(per_clk > 0.9 * l2 && per_clk <= 1.001 * l2, "{per_clk} B/clk over the GPU, L2 {l2}");
+        assert!(report.utilisation.l2 > 0.9);
+    }
+
+    /// End-to-end latencies measured on an H200 (calibration/README.md), reproduced by the
+    /// model within a few percent.
+    #[test]
+    fn latencies_match_the_h200_calibration() {
+        let bar = BarrierSlot { barrier: 0, index: 0 };
+        let machine = Machine::h200();
+        let cycles = |kernel: &MicroKernel| simulate_micro(&machine, kernel, &SimOptions::default()).map(|r| r.cycles);
+        let within = |model: u64, measured: f64, tolerance: f64| {
+            let error = (model as f64 - measured).abs() / measured;
+            assert!(error < tolerance, "model {model} cycles, measured {measured}");
+        };
+        // TMA 2D load, L2 hit, issue to the waiting thread resuming: 397 (8 KB), 462 (16 KB).
+        for (bytes, measured, tolerance) in [(8192, 397.0, 0.03), (16384, 462.0, 0.08)] {
+            let program = vec![
+                Instr::Arrive { slot: bar, tx_bytes: bytes },
+                Instr::TmaLoad { slot: bar, bytes, src: None },
+                Instr::Wait(Wait::Parity { slot: bar, parity: 0 }),
+            ];
+            let kernel = MicroKernel { barriers: vec![1], ..MicroKernel::new(vec![warp("tma", program)]) };
+            within(cycles(&kernel).unwrap_or(0), measured, tolerance);
+        }
+        // mbarrier arrive to a waiter in another warp resuming: 89 cycles.
+        let arrive = vec![exec(ExecPipe::Fma, 100, Dep::Chain), Instr::Arrive { slot: bar, tx_bytes: 0 }];
+        let waiter = vec![Instr::Wait(Wait::Parity { slot: bar, parity: 0 })];
+        let kernel = MicroKernel { barriers: vec![1], ..MicroKernel::new(vec![warp("a", arrive), warp("w", waiter)]) };
+        within(cycles(&kernel).unwrap_or(0), 4.0 * 100.0 + 89.0, 0.01);
+        // One warpgroup waiting for every group of 4 m64n256k16 wgmmas: 1815 FMA/clk/SM.
+        let fma = 64 * 256 * 16;
+        let group = Instr::Mma { issue: 6, instrs: 4, fma, n: 256, dtype: DType::Bf16, a_in_registers: false };
+        let program = (0..32).flat_map(|_| [group, Instr::Wait(Wait::Mma { pending: 0 })]).collect();
+        let kernel = MicroKernel::new(vec![MicroInstance { name: "wg", warps: 4, program }]);
+        let rate = 32.0 * 4.0 * fma as f64 / cycles(&kernel).unwrap_or(u64::MAX) as f64;
+        assert!((rate - 1815.0).abs() < 0.02 * 1815.0, "{rate} FMA/clk with wait_group 0");
+    }
+
+    #[test]
+    fn a_deadlock_in_simulated_time_is_reported() {
+        let bar = BarrierSlot { barrier: 0, index: 0 };
+        let program =
+            vec![Instr::Arrive { slot: bar, tx_bytes: 0 }, Instr::Wait(Wait::Parity { slot: bar, parity: 0 })];
+        let kernel = MicroKernel { barriers: vec![2], ..MicroKernel::new(vec![warp("lonely", program)]) };
+        match simulate_micro(&h100(), &kernel, &SimOptions::default()) {
+            Err(SimError::Deadlock { deadlock, .. }) => {
+                assert_eq!(deadlock.blocked.len(), 1);
+                assert_eq!(deadlock.blocked[0].barrier, "`bar0[0]`");
+                assert!(deadlock.blocked[0].waiting_for.contains("1 of 2 arrivals missing"), "{deadlock}");
+            }
+            other => panic!("expected a deadlock, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn named_barriers_release_every_warp_after_the_last_arrives() {
+        let slow = vec![exec(ExecPipe::Fma, 100, Dep::Chain), Instr::Wait(Wait::NamedSync { barrier: 0 })];
+        let fast = vec![Instr::Wait(Wait::NamedSync { barrier: 0 }), exec(ExecPipe::Fma, 1, Dep::None)];
+        let kernel =
+            MicroKernel { named_barriers: vec![64], ..MicroKernel::new(vec![warp("slow", slow), warp("fast", fast)]) };
+        let report = run(&kernel);
+        let named = u64::from(h100().sync.named_barrier_cycles.value);
+        assert!(report.cycles >= 400 + named, "{} cycles", report.cycles);
+        assert!(report.roles[1].cycles.get(StallReason::Barrier) >= 390);
+    }
+
+    #[test]
+    fn warps_hide_each_others_global_load_latency() {
+        // Each warp: one L2 load, then 32 dependent-on-it FFMAs. More warps, more overlap.
+        let program =
+            vec![Instr::GlobalLoad { count: 1, bytes: 128, from_hbm: false }, exec(ExecPipe::Fma, 32, Dep::Stream)];
+        let time = |warps: usize, policy| {
+            let kernel = MicroKernel::new((0..warps).map(|_| warp("w", program.clone())).collect());
+            let opts = SimOptions { policy, ..SimOptions::default() };
+            simulate_micro(&h100(), &kernel, &opts).map(|r| r.cycles).unwrap_or(u64::MAX)
+        };
+        let one = time(1, SchedulerPolicy::GreedyThenOldest);
+        let sixteen = time(16, SchedulerPolicy::GreedyThenOldest);
+        assert!(sixteen < one + 4 * 32 + 10, "16 warps take {sixteen} cycles, one takes {one}");
+        assert_eq!(time(16, SchedulerPolicy::LooseRoundRobin), sixteen);
+    }
+
+    #[test]
+    fn traces_name_warps_and_units() {
+        let opts = SimOptions::default().with_trace(Default::default());
+        let report = simulate_micro(&h100(), &tma_kernel(4, 1024, 1), &opts);
+        let trace = report.ok().and_then(|r| r.trace).unwrap_or_default();
+        let names: Vec<&str> = trace.events.iter().map(|e| e.name.as_str()).collect();
+        assert!(names.iter().any(|n| n.starts_with("TMA load 1024 B")), "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("wait bar0[0]")), "{names:?}");
+        assert!(trace.to_chrome_json().contains("\"process_name\""));
+    }
+}

@@ -1,0 +1,170 @@
+//! The timing model driven by `#[kernel]`s: a warp-specialized GEMM timed with and without
+//! data, and a protocol that deadlocks in simulated time.
+
+use warpspec::prelude::*;
+use warpspec::sim::{self, Machine, SimError, SimOptions, TraceOptions};
+use warpspec::{Grid, report::StallReason};
+
+/// A warp-specialized GEMM: one producer warp, two consumer warpgroups of 64 rows each.
+#[warpspec::kernel]
+mod gemm {
+    use warpspec::prelude::*;
+
+    pub const BM: usize = 128;
+    pub const BN: usize = 128;
+    pub const BK: usize = 64;
+
+    #[params]
+    pub struct Args {
+        pub a: Global<bf16>,
+        pub b: Global<bf16>,
+        pub c: Global<f32>,
+    }
+
+    #[shared]
+    pub struct Smem {
+        a: Ring<Tile<bf16, BM, BK>, 3>,
+        b: Ring<Tile<bf16, BK, BN>, 3>,
+    }
+
+    #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
+    pub struct Operands;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
+        let args = cx.args();
+        let [n_tile, m_tile, _] = cx.block();
+        for k in 0..args.a.shape()[1].div_ceil(BK) {
+            let slot = ops.acquire().await;
+            cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
+            cx.tma_load(&args.b, &[k * BK, n_tile * BN], slot.b(), &slot);
+            ops.commit(slot);
+        }
+    }
+
+    #[role(warpgroups = 2, regs = 232)]
+    pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
+        let args = cx.args();
+        let [n_tile, m_tile, _] = cx.block();
+        let rows = cx.instance() * 64;
+        let mut acc = cx.fragment::<64, BN>(0.0);
+        for _ in 0..args.a.shape()[1].div_ceil(BK) {
+            let full = ops.wait().await;
+            let mma = cx.wgmma(&mut acc, full.a().rows::<64>(rows), full.b());
+            cx.mma_wait(mma, 0).await;
+            ops.release(full);
+        }
+        cx.store_global(&acc, &args.c, &[m_tile * BM + rows, n_tile * BN]);
+    }
+}
+
+/// Producer and consumer loop counts come from the launch arguments: with more consumer
+/// steps than producer steps, the consumer waits for a slot that is never filled.
+#[warpspec::kernel]
+mod one_short {
+    use warpspec::prelude::*;
+
+    #[params]
+    pub struct Args {
+        pub x: Global<f32>,
+        pub fills: usize,
+        pub drains: usize,
+    }
+
+    #[shared]
+    pub struct Smem {
+        buf: Ring<Tile<f32, 64, 16>, 2>,
+    }
+
+    #[pipeline(tma, producer = load, consumer = math, guards = [buf])]
+    pub struct Data;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn load(cx: &Ctx<'_, Args>, data: Producer<'_, Data>) {
+        for _ in 0..cx.args().fills {
+            let slot = data.acquire().await;
+            cx.tma_load(&cx.args().x, &[0, 0], slot.buf(), &slot);
+            data.commit(slot);
+        }
+    }
+
+    #[role(warpgroups = 1, regs = 232)]
+    pub async fn math(cx: &Ctx<'_, Args>, data: Consumer<'_, Data>) {
+        for _ in 0..cx.args().drains {
+            let full = data.wait().await;
+            data.release(full);
+        }
+    }
+}
+
+fn values(n: usize, seed: u32) -> Vec<f32> {
+    (0..n).map(|i| (((i as u32).wrapping_mul(2654435761) ^ seed) % 17) as f32 / 8.0 - 1.0).collect()
+}
+
+#[test]
+fn the_combined_mode_computes_and_times() {
+    let (m, n, k) = (256, 256, 256);
+    let (a, b) = (values(m * k, 1), values(k * n, 2));
+    let args = gemm::Args {
+        a: Global::from_f32(&[m, k], &a).expect("shape"),
+        b: Global::from_f32(&[k, n], &b).expect("shape"),
+        c: Global::zeros(&[m, n]),
+    };
+    let grid = Grid::new((n / gemm::BN) as u32, (m / gemm::BM) as u32, 1);
+    let opts = SimOptions { compute: true, ..SimOptions::default() };
+    let report = sim::simulate::<gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
+    let c = args.c.to_f32_vec().expect("data");
+    for (i, j) in [(0, 0), (17, 200), (255, 255)] {
+        let want: f32 = (0..k)
+            .map(|p| half::bf16::from_f32(a[i * k + p]).to_f32() * half::bf16::from_f32(b[p * n + j]).to_f32())
+            .sum();
+        assert!((c[i * n + j] - want).abs() < 1e-3, "C[{i}][{j}] = {} != {want}", c[i * n + j]);
+    }
+    assert_eq!(report.mma_flops, 2 * (m * n * k) as u64);
+    assert_eq!(report.ctas, 4);
+    // Each CTA runs 4 k-steps of 2 x (64 x 128 x 64) MMAs: at least 2048 cycles of tensor work.
+    assert!(report.cycles > 2048, "{report}");
+}
+
+#[test]
+fn shape_only_runs_time_the_same_program() {
+    let (m, n, k) = (1024, 1024, 1024);
+    let args =
+        gemm::Args { a: Global::shape_only(&[m, k]), b: Global::shape_only(&[k, n]), c: Global::shape_only(&[m, n]) };
+    let grid = Grid::new((n / gemm::BN) as u32, (m / gemm::BM) as u32, 1);
+    let opts = SimOptions::default().with_trace(TraceOptions::default());
+    let report = sim::simulate::<gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
+    println!("{report}");
+    assert_eq!(report.mma_flops, 2 * (m * n * k) as u64);
+    assert_eq!(report.waves.ctas_per_sm, 1);
+    assert!(report.waves.waves < 1.0 && report.waves.tail_cycles > 0);
+    let consumer = &report.roles[1];
+    assert_eq!(consumer.warps_per_cta, 8);
+    assert!(consumer.cycles.get(StallReason::LongScoreboard) + consumer.cycles.get(StallReason::Wait) > 0);
+    let json = report.trace.expect("traced").to_chrome_json();
+    assert!(json.contains("wgmma") && json.contains("Operands"), "{}", &json[..json.len().min(2000)]);
+}
+
+#[test]
+fn a_deadlock_in_simulated_time_names_the_barrier() {
+    let args = one_short::Args { x: Global::shape_only(&[64, 16]), fills: 3, drains: 4 };
+    let result =
+        sim::simulate::<one_short::Kernel>(&Machine::h200(), Grid::new(1, 1, 1), &args, &SimOptions::default());
+    let Err(SimError::Deadlock { deadlock, .. }) = result else { panic!("expected a deadlock, got {result:?}") };
+    let text = deadlock.to_string();
+    assert!(text.contains("warps 1-4 (`math` #0) waits on `Data.full[1]`"), "{text}");
+    assert!(text.contains("1 of 1 arrivals missing, expected from `load`"), "{text}");
+    assert!(text.contains("finished: `load` #0 (warp 0)"), "{text}");
+}
+
+#[test]
+fn wgmma_is_refused_on_blackwell() {
+    let args = gemm::Args {
+        a: Global::shape_only(&[128, 64]),
+        b: Global::shape_only(&[64, 128]),
+        c: Global::shape_only(&[128, 128]),
+    };
+    let result = sim::simulate::<gemm::Kernel>(&Machine::b200(), Grid::new(1, 1, 1), &args, &SimOptions::default());
+    let Err(e @ SimError::Unsupported { .. }) = result else { panic!("expected an error, got {result:?}") };
+    assert!(e.to_string().contains("wgmma"), "{e}");
+}
