@@ -7,17 +7,19 @@ use warpspec::Grid;
 use warpspec::emu::{self, EmuError};
 use warpspec::prelude::*;
 
-/// The producer fills one slot per k-step but the consumer waits for one more slot than
-/// the producer ever fills: the consumer blocks on `Data.full`, nobody is left to arrive.
+/// The producer fills `fills` slots and the consumer waits for `waits` (launch arguments,
+/// so the macro cannot see the mismatch): with one wait too many the consumer blocks on
+/// `Data.full` and nobody is left to arrive.
 #[warpspec::kernel]
 mod one_short {
     use warpspec::prelude::*;
 
-    pub const STEPS: usize = 3;
-
     #[params]
+    #[derive(Clone)]
     pub struct Args {
         pub x: Global<f32>,
+        pub fills: usize,
+        pub waits: usize,
     }
 
     #[shared]
@@ -30,7 +32,7 @@ mod one_short {
 
     #[role(warps = 1, regs = 40)]
     pub async fn load(cx: &Ctx<'_, Args>, data: Producer<'_, Data>) {
-        for _ in 0..STEPS {
+        for _ in 0..cx.args().fills {
             let slot = data.acquire().await;
             cx.tma_load(&cx.args().x, &[0, 0], slot.buf(), &slot);
             data.commit(slot);
@@ -38,31 +40,41 @@ mod one_short {
     }
 
     #[role(warpgroups = 1, regs = 232)]
-    pub async fn math(_cx: &Ctx<'_, Args>, data: Consumer<'_, Data>) {
-        for _ in 0..STEPS + 1 {
+    pub async fn math(cx: &Ctx<'_, Args>, data: Consumer<'_, Data>) {
+        for _ in 0..cx.args().waits {
             let full = data.wait().await;
             data.release(full);
         }
     }
 }
 
-/// Two warpgroups meet at a named barrier declared for 384 threads: 256 ever arrive.
+/// Two warpgroups meet at a named barrier `meetings` times each, except that the second
+/// one comes to one meeting fewer (launch arguments again).
 #[warpspec::kernel]
 mod short_named_barrier {
     use warpspec::prelude::*;
 
-    #[named_barrier(roles = [group], threads = 384)]
+    #[params]
+    pub struct Args {
+        pub meetings: [usize; 2],
+    }
+
+    #[named_barrier(roles = [group], threads = 256)]
     pub struct Meet;
 
     #[role(warpgroups = 2, regs = 240)]
-    pub async fn group(_cx: &Ctx<'_, ()>, meet: Named<'_, Meet>) {
-        meet.sync().await;
+    pub async fn group(cx: &Ctx<'_, Args>, meet: Named<'_, Meet>) {
+        for _ in 0..cx.args().meetings[cx.instance()] {
+            meet.sync().await;
+        }
     }
 }
 
 #[test]
 fn a_consumer_waiting_for_a_slot_never_filled_is_reported() {
-    let args = one_short::Args { x: Global::zeros(&[64, 16]) };
+    let args = one_short::Args { x: Global::zeros(&[64, 16]), fills: 3, waits: 4 };
+    let balanced = one_short::Args { waits: 3, ..args.clone() };
+    emu::run::<one_short::Kernel>(Grid::new(2, 1, 1), &balanced).expect("a balanced protocol finishes");
     let start = Instant::now();
     let err = emu::run::<one_short::Kernel>(Grid::new(2, 1, 1), &args).unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(5), "the deadlock must be reported promptly");
@@ -83,12 +95,15 @@ fn a_consumer_waiting_for_a_slot_never_filled_is_reported() {
 
 #[test]
 fn a_named_barrier_short_of_threads_is_reported() {
-    let err = emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &()).unwrap_err();
+    let args = short_named_barrier::Args { meetings: [3, 2] };
+    let err = emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &args).unwrap_err();
     let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock, got {err}") };
-    assert_eq!(deadlock.blocked.len(), 2);
-    for (i, blocked) in deadlock.blocked.iter().enumerate() {
-        assert_eq!((blocked.role, blocked.instance), ("group", i as u32));
-        assert_eq!(blocked.barrier, "named barrier `Meet` (id 1)");
-        assert_eq!(blocked.waiting_for, "256 of 384 threads arrived, expected from `group`");
-    }
+    assert_eq!(deadlock.blocked.len(), 1);
+    let blocked = &deadlock.blocked[0];
+    assert_eq!((blocked.role, blocked.instance, blocked.warps), ("group", 0, (0, 3)));
+    assert_eq!(blocked.barrier, "named barrier `Meet` (id 1)");
+    assert_eq!(blocked.waiting_for, "128 of 256 threads arrived, expected from `group`");
+    assert_eq!(deadlock.finished, ["`group` #1 (warps 4-7)"]);
+    let balanced = short_named_barrier::Args { meetings: [3, 3] };
+    emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &balanced).expect("balanced meetings finish");
 }
