@@ -1,48 +1,86 @@
-//! FA3-style flash attention for Hopper: checked on the emulator, then timed.
+//! FA3-style flash attention for Hopper: checked on the emulator, then timed, with ablations.
 //!
 //! ```text
-//! cargo run --release --example flash_attention_hopper -- [--causal] [--no-pingpong] [--no-overlap]
+//! cargo run --release --example flash_attention_hopper -- [--causal] [--arch h200] [--no-pingpong] [--no-overlap]
+//! cargo run --release --example flash_attention_hopper -- --ablations   # full, no ping-pong, no overlap, non-specialized
 //! ```
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use warpspec_examples::attention::cli::{self, ProblemArgs};
+use warpspec_examples::attention::cli::{self, ProblemArgs, TimingArgs};
 use warpspec_examples::attention::hopper::{self, Variant};
 
-/// FA3-style flash attention: numerics on the emulator.
+/// FA3-style flash attention: numerics on the emulator, time on the model.
 #[derive(Parser, Debug)]
 struct Options {
     #[command(flatten)]
     problem: ProblemArgs,
+    #[command(flatten)]
+    timing: TimingArgs,
     /// Turn off the ping-pong of the two consumer warpgroups.
     #[arg(long)]
     no_pingpong: bool,
     /// Turn off the overlap of softmax with the `P V` MMA inside a warpgroup.
     #[arg(long)]
     no_overlap: bool,
+    /// Time every variant side by side: full, no ping-pong, no overlap, neither, and the
+    /// non-specialized kernel in which all warps do everything.
+    #[arg(long)]
+    ablations: bool,
 }
 
 fn main() -> ExitCode {
-    let options = Options::parse();
+    match run(Options::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(options: Options) -> Result<bool, String> {
     let variant = Variant { pingpong: !options.no_pingpong, overlap: !options.no_overlap };
     let small = options.problem.check_problem();
-    println!("FA3-style flash attention (producer warpgroup, 2 consumer warpgroups) {variant:?}");
-    let checked = match cli::check(&small, |q, k, v| hopper::run(&small, variant, q, k, v).map(|(o, _)| o)) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("emulator: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    println!("FA3-style flash attention: producer warpgroup, 2 consumer warpgroups");
+    let checked = cli::check(&small, |q, k, v| hopper::run(&small, variant, q, k, v).map(|(o, _)| o))?;
     let ok = checked.rel_err < cli::tolerance(small.dtype);
     println!(
-        "  emulator  {}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
+        "  emulator  {} {variant:?}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
         cli::describe(&small),
         checked.max_err,
         checked.rel_err,
         if ok { "ok" } else { "ABOVE TOLERANCE" },
         checked.seconds
     );
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if options.timing.no_timing {
+        return Ok(ok);
+    }
+    let problem = options.problem.problem();
+    let machine = options.timing.machine("h200")?;
+    let opts = options.timing.options();
+    if options.ablations {
+        println!("\n  {} on {}:", cli::describe(&problem), machine.name);
+        let variants = [
+            ("ping-pong + overlap", Some(Variant::FULL)),
+            ("overlap only", Some(Variant { pingpong: false, overlap: true })),
+            ("ping-pong only", Some(Variant { pingpong: true, overlap: false })),
+            ("neither", Some(Variant { pingpong: false, overlap: false })),
+            ("non-specialized", None),
+        ];
+        for (name, variant) in variants {
+            let report = hopper::simulate(&problem, variant, &machine, &opts).map_err(|e| e.to_string())?;
+            println!("  {name:<20} {}", cli::timing_line(&problem, &report));
+            println!("  {:<20} stalls: {}", "", cli::top_stalls(&report));
+        }
+        return Ok(ok);
+    }
+    let report = hopper::simulate(&problem, Some(variant), &machine, &opts).map_err(|e| e.to_string())?;
+    println!("  model     {} on {}: {}", cli::describe(&problem), machine.name, cli::timing_line(&problem, &report));
+    println!();
+    print!("{report}");
+    options.timing.write_trace(&report)?;
+    Ok(ok)
 }

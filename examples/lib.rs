@@ -3,4 +3,6 @@
 pub mod attention;
 #[path = "gemm_kernel.rs"]
 pub mod gemm;
+#[path = "gemm_tradeoff_kernels.rs"]
+pub mod gemm_tradeoff;
 pub mod reference;

@@ -126,6 +126,20 @@ pub fn timing_line(problem: &Problem, report: &SimReport) -> String {
     )
 }
 
+/// The two largest stall reasons of each role: "softmax: long_scoreboard 35%, mio_throttle 28%; ...".
+pub fn top_stalls(report: &SimReport) -> String {
+    let roles: Vec<String> = report
+        .roles
+        .iter()
+        .map(|role| {
+            let top: Vec<String> =
+                role.ranked().iter().take(2).map(|(r, share)| format!("{r} {:.0}%", 100.0 * share)).collect();
+            format!("{}: {}", role.role, top.join(", "))
+        })
+        .collect();
+    roles.join("; ")
+}
+
 /// Outcome of a numerics check.
 pub struct Checked {
     /// Largest absolute error against f64.

@@ -47,6 +47,17 @@ pub struct RoleStalls {
     pub cycles: StallCycles,
 }
 
+impl RoleStalls {
+    /// The reasons with cycles, largest first, each with its share of the role's warp-cycles.
+    pub fn ranked(&self) -> Vec<(StallReason, f64)> {
+        let total = self.cycles.total();
+        let mut parts: Vec<(StallReason, u64)> =
+            StallReason::ALL.iter().map(|&r| (r, self.cycles.get(r))).filter(|&(_, c)| c > 0).collect();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts.into_iter().map(|(r, c)| (r, c as f64 / total as f64)).collect()
+    }
+}
+
 /// How the grid filled the machine.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Waves {
@@ -181,15 +192,11 @@ impl fmt::Display for SimReport {
         )?;
         writeln!(f, "  stalls     share of each role's warp-cycles:")?;
         for role in &self.roles {
-            let total = role.cycles.total();
-            if total == 0 {
+            let parts = role.ranked();
+            if parts.is_empty() {
                 continue;
             }
-            let mut parts: Vec<(StallReason, u64)> =
-                StallReason::ALL.iter().map(|&r| (r, role.cycles.get(r))).filter(|&(_, c)| c > 0).collect();
-            parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-            let shown: Vec<String> =
-                parts.iter().map(|(r, c)| format!("{r} {:.1}%", 100.0 * *c as f64 / total as f64)).collect();
+            let shown: Vec<String> = parts.iter().map(|(r, share)| format!("{r} {:.1}%", 100.0 * share)).collect();
             writeln!(f, "    {:<12} ({} warps/CTA) {}", role.role, role.warps_per_cta, shown.join(", "))?;
         }
         if let Some(trace) = &self.trace {

@@ -1,0 +1,256 @@
+//! When is warp specialization needed? The three GEMMs of `shared/reference/seeds.md`
+//! section 1 (warp-specialized, non-specialized v1 and v2; see
+//! `warpspec_examples::gemm_tradeoff`) side by side.
+//!
+//! ```text
+//! cargo run --release --example gemm_tradeoff [-- --size S]
+//! cargo run --release --example gemm_tradeoff -- [--size S] --trace VARIANT:TILE:PIPE FILE
+//! ```
+//! First checks every stamped kernel on the emulator against an f64 reference (512 x 512 x
+//! 416: 13 k-steps, a multiple of no stage count), then times the variants on the H100 SXM
+//! model for an `S x S x S` GEMM (default 8192) and prints Markdown tables: TFLOP/s side by
+//! side over the stage count `PIPE` (256 x 256 tile) and over tile shapes (`PIPE` 2 and 4),
+//! then every run with its tensor-core, TMA, L2 and HBM utilisation and the dominant stall
+//! reasons of its roles. Besides the three variants, the tables show v1 and v2 with a
+//! `bar.sync` of both warpgroups every step (`v1+bar.sync`, `v2+bar.sync`).
+//! `docs/gemm-tradeoff.md` discusses the results.
+//!
+//! With `--trace` (for example `--trace v1:256x256:4 v1.json`), times that one kernel instead
+//! and writes the timeline of the first two CTAs of SM 0 as Chrome trace-event JSON (open it
+//! in <https://ui.perfetto.dev>): tensor-core and TMA spans beside each warp's waits.
+
+use std::process::ExitCode;
+
+use rayon::prelude::*;
+use warpspec::report::{RoleStalls, SimReport, StallReason};
+use warpspec::sim::{Machine, SimOptions, TraceOptions};
+use warpspec_examples::gemm_tradeoff::{self, Config, STAMPED, TileShape, Variant};
+use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
+
+/// The command that regenerates the tables.
+const COMMAND: &str = "cargo run --release --example gemm_tradeoff";
+/// Problem of the emulator check.
+const CHECK_DIMS: [usize; 3] = [512, 512, 416];
+/// Error of the emulator check relative to max |C| (f32 accumulation of bf16 products).
+const TOLERANCE: f64 = 1e-5;
+/// The tile of the stage sweep.
+const MAIN_TILE: TileShape = TileShape { m: 256, n: 256 };
+/// The stage counts of the tile sweep.
+const TILE_PIPES: [usize; 2] = [2, 4];
+/// Command-line usage.
+const USAGE: &str = "usage: gemm_tradeoff [--size S] [--trace VARIANT:TILE:PIPE FILE]";
+
+/// What the command line asks for.
+struct Cli {
+    /// The GEMM is `size x size x size`.
+    size: usize,
+    /// Time only this kernel and write its timeline to the file.
+    trace: Option<(Config, String)>,
+}
+
+fn main() -> ExitCode {
+    let cli = match parse_cli(std::env::args().skip(1).collect()) {
+        Ok(cli) => cli,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let size = cli.size;
+    if let Some((config, file)) = cli.trace {
+        return match write_trace(config, size, &file) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if let Err(e) = check_on_emulator() {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
+    match time_on_model(size) {
+        Ok(runs) => {
+            print_tables(size, &runs);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `[--size S] [--trace VARIANT:TILE:PIPE FILE]`; the size defaults to 8192.
+fn parse_cli(args: Vec<String>) -> Result<Cli, String> {
+    let mut cli = Cli { size: 8192, trace: None };
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--size" => {
+                let s = it.next().ok_or("--size needs a value")?;
+                cli.size = s.parse().ok().filter(|&s| s > 0).ok_or(format!("bad size `{s}`"))?;
+            }
+            "--trace" => {
+                let (config, file) = it.next().zip(it.next()).ok_or("--trace needs a kernel and a file")?;
+                cli.trace = Some((parse_config(&config)?, file));
+            }
+            _ => return Err(format!("unexpected argument `{arg}`")),
+        }
+    }
+    Ok(cli)
+}
+
+/// `VARIANT:MxN:PIPE`, as `v1:256x256:4`.
+fn parse_config(text: &str) -> Result<Config, String> {
+    let bad = || format!("bad kernel `{text}`: expected VARIANT:MxN:PIPE, as `v1:256x256:4`");
+    let [variant, tile, pipe] = text.split(':').collect::<Vec<_>>()[..] else { return Err(bad()) };
+    let variant = Variant::ALL.into_iter().find(|v| v.name() == variant).ok_or_else(bad)?;
+    let (m, n) = tile.split_once('x').ok_or_else(bad)?;
+    let tile = TileShape { m: m.parse().map_err(|_| bad())?, n: n.parse().map_err(|_| bad())? };
+    Ok(Config { variant, tile, pipe: pipe.parse().map_err(|_| bad())? })
+}
+
+/// Times `config` alone and writes its timeline to `file`.
+fn write_trace(config: Config, size: usize, file: &str) -> Result<(), String> {
+    let opts = SimOptions::default().with_trace(TraceOptions::default());
+    let report = gemm_tradeoff::simulate(config, [size; 3], &Machine::h100_sxm(), &opts)
+        .map_err(|e| format!("{config} on the timing model: {e}"))?;
+    println!("{report}");
+    let trace = report.trace.as_ref().ok_or("the run recorded no timeline")?;
+    trace.write_chrome_json(file).map_err(|e| format!("cannot write the trace to {file}: {e}"))?;
+    println!("trace written to {file} (open it in https://ui.perfetto.dev)");
+    Ok(())
+}
+
+/// Runs every variant of every stamped kernel on the emulator against the f64 product.
+fn check_on_emulator() -> Result<(), String> {
+    let [m, n, k] = CHECK_DIMS;
+    let a = round_bf16(&random_values(m * k, 1));
+    let b = round_bf16(&random_values(k * n, 2));
+    let want = matmul_f64(m, n, k, &a, &b);
+    println!("emulator check, {m}x{n}x{k} against an f64 reference:");
+    for &(tile, pipe) in STAMPED {
+        let mut line = format!("  {tile} PIPE={pipe}:");
+        for variant in Variant::ALL {
+            let config = Config { variant, tile, pipe };
+            let (c, _) = gemm_tradeoff::emulate(config, CHECK_DIMS, &a, &b).map_err(|e| format!("{config}: {e}"))?;
+            let (_, rel) = errors(&c, &want);
+            if rel > TOLERANCE {
+                return Err(format!("{config}: error {rel:.3e} relative to max |C|, above {TOLERANCE:e}"));
+            }
+            line += &format!("  {variant} {rel:.1e}");
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Times every variant of every stamped kernel on the H100 SXM model, two at a time.
+fn time_on_model(size: usize) -> Result<Vec<(Config, SimReport)>, String> {
+    let machine = Machine::h100_sxm();
+    let opts = SimOptions::default();
+    let configs: Vec<Config> =
+        STAMPED.iter().flat_map(|&(tile, pipe)| Variant::ALL.map(|variant| Config { variant, tile, pipe })).collect();
+    eprintln!("timing {} runs of {size}^3 on {} ...", configs.len(), machine.full_name);
+    configs
+        .into_par_iter()
+        .map(|config| {
+            let report = gemm_tradeoff::simulate(config, [size; 3], &machine, &opts)
+                .map_err(|e| format!("{config} on the timing model: {e}"))?;
+            eprintln!("  {config}: {:.1} TFLOP/s ({:.1} s host)", report.tflops(), report.host.wall.as_secs_f64());
+            Ok((config, report))
+        })
+        .collect()
+}
+
+/// Share of `role`'s warp-cycles in `reason`.
+fn share(role: &RoleStalls, reason: StallReason) -> f64 {
+    role.cycles.get(reason) as f64 / role.cycles.total().max(1) as f64
+}
+
+/// `role: reason 61%, reason 38%`: the reasons above 5% of the role's warp-cycles.
+fn dominant_stalls(role: &RoleStalls) -> String {
+    let mut reasons: Vec<StallReason> = StallReason::ALL.into_iter().filter(|&r| share(role, r) >= 0.05).collect();
+    reasons.sort_by(|&x, &y| share(role, y).total_cmp(&share(role, x)));
+    let parts: Vec<String> = reasons.iter().map(|&r| format!("{r} {:.0}%", 100.0 * share(role, r))).collect();
+    format!("{}: {}", role.role, parts.join(", "))
+}
+
+/// The run of `variant` at `tile` and `pipe`, if it was timed.
+fn find(runs: &[(Config, SimReport)], variant: Variant, tile: TileShape, pipe: usize) -> Option<&SimReport> {
+    runs.iter().find(|(c, _)| *c == Config { variant, tile, pipe }).map(|(_, r)| r)
+}
+
+/// One row of a side-by-side table: TFLOP/s (% of peak) of each variant.
+fn side_by_side(runs: &[(Config, SimReport)], label: String, tile: TileShape, pipe: usize) -> String {
+    let cells: Vec<String> = Variant::ALL
+        .iter()
+        .map(|&v| {
+            find(runs, v, tile, pipe).map_or("-".into(), |r| format!("{:.0} ({:.0}%)", r.tflops(), r.percent_of_peak()))
+        })
+        .collect();
+    format!("| {label} | {} |", cells.join(" | "))
+}
+
+/// The header of a side-by-side table whose rows are labelled `label`.
+fn header(label: &str) -> String {
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    format!("| {label} | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()))
+}
+
+/// Prints the tables in Markdown.
+fn print_tables(size: usize, runs: &[(Config, SimReport)]) {
+    let Some((_, first)) = runs.first() else { return };
+    let command = if size == 8192 { COMMAND.to_string() } else { format!("{COMMAND} -- --size {size}") };
+    println!();
+    println!(
+        "GEMM {size}x{size}x{size}, bf16 in, f32 accumulate, BK = {}, on the {} model ({} SMs at {:.2} GHz, \
+         dense bf16 peak {:.1} TFLOP/s). Regenerate with `{command}`.",
+        gemm_tradeoff::BK,
+        first.machine,
+        first.sms,
+        first.clock_ghz,
+        first.peak_tflops
+    );
+    println!();
+    println!("TFLOP/s (% of peak), tile {MAIN_TILE}, over PIPE:");
+    println!();
+    println!("{}", header("PIPE"));
+    for &(tile, pipe) in STAMPED.iter().filter(|(tile, _)| *tile == MAIN_TILE) {
+        println!("{}", side_by_side(runs, pipe.to_string(), tile, pipe));
+    }
+    println!();
+    println!("TFLOP/s (% of peak), over tiles at PIPE {TILE_PIPES:?}:");
+    println!();
+    println!("{}", header("tile, PIPE"));
+    let mut tiles: Vec<TileShape> = STAMPED.iter().map(|&(tile, _)| tile).collect();
+    tiles.dedup();
+    for tile in tiles {
+        for pipe in TILE_PIPES {
+            println!("{}", side_by_side(runs, format!("{tile}, {pipe}"), tile, pipe));
+        }
+    }
+    println!();
+    println!("Every run (utilisation over all SMs and the whole run; stalls: share of each role's warp-cycles):");
+    println!();
+    println!("| variant | tile | PIPE | TFLOP/s | tensor | TMA | L2 | HBM | dominant stalls |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (config, r) in runs {
+        let u = &r.utilisation;
+        let stalls: Vec<String> = r.roles.iter().map(dominant_stalls).collect();
+        println!(
+            "| {} | {} | {} | {:.0} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {} |",
+            config.variant,
+            config.tile,
+            config.pipe,
+            r.tflops(),
+            100.0 * u.tensor,
+            100.0 * u.tma,
+            100.0 * u.l2,
+            100.0 * u.hbm,
+            stalls.join("; ")
+        );
+    }
+}
