@@ -1,10 +1,12 @@
 //! Warp-specialized GEMM on the emulator: `C = A · B`, bf16 in, f32 accumulate.
 //!
 //! ```text
-//! cargo run --release --example gemm -- [M N K]
+//! cargo run --release --example gemm -- [M N K] [--race-detection] [--repeat N]
 //! ```
 //! Runs the kernel of `warpspec_examples::gemm` on random inputs, checks it against an f64
-//! reference and prints the error and the emulation's throughput.
+//! reference and prints the error and the emulation's throughput. `--race-detection` turns
+//! the emulator's race detector on (release builds run without it); `--repeat N` runs the
+//! launch N times and reports the median throughput.
 //!
 //! ```text
 //! cargo run --release --example gemm -- --simulate [--arch h100|h200|b200] [--clock GHz]
@@ -16,6 +18,7 @@
 
 use std::process::ExitCode;
 
+use warpspec::emu::{self, EmuOptions};
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
@@ -23,29 +26,67 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("--simulate") {
         return simulate_main(std::env::args().skip(2).collect());
     }
-    let dims: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    const USAGE: &str = "usage: gemm [M N K] [--race-detection] [--repeat N]";
+    let mut dims = Vec::new();
+    let mut options = EmuOptions::default();
+    let mut repeat = 1;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--race-detection" => options.race_detection = true,
+            "--repeat" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) if n > 0 => repeat = n,
+                _ => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::FAILURE;
+                }
+            },
+            other => match other.parse() {
+                Ok(dim) => dims.push(dim),
+                Err(_) => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::FAILURE;
+                }
+            },
+        }
+    }
     let [m, n, k] = match dims.as_slice() {
         [] => [512, 512, 512],
         &[m, n, k] => [m, n, k],
         _ => {
-            eprintln!("usage: gemm [M N K]");
+            eprintln!("{USAGE}");
             return ExitCode::FAILURE;
         }
     };
     let a = round_bf16(&random_values(m * k, 1));
     let b = round_bf16(&random_values(k * n, 2));
-    let (c, report) = match gemm::gemm(m, n, k, &a, &b) {
+    let launch = gemm::args(m, n, k, &a, &b).map_err(emu::EmuError::from).and_then(|args| {
+        let mut reports = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            reports.push(emu::run_with::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args, &options)?);
+        }
+        Ok((args.c.to_f32_vec().unwrap_or_default(), reports))
+    });
+    let (c, mut reports) = match launch {
         Ok(result) => result,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
+    reports.sort_by_key(|r| r.wall);
+    let report = &reports[reports.len() / 2];
     let (max_err, rel_err) = errors(&c, &matmul_f64(m, n, k, &a, &b));
+    let detection = if options.race_detection { "on" } else { "off" };
     println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on the emulator");
     println!("  CTAs            {}", report.ctas);
     println!("  max abs error   {max_err:.3e}  (relative to max |C|: {rel_err:.3e})");
-    println!("  emulation       {:.2} GFLOP/s ({:.1} ms)", report.gflops(), report.wall.as_secs_f64() * 1e3);
+    println!("  race detection  {detection}");
+    println!(
+        "  emulation       {:.2} GFLOP/s ({:.1} ms, median of {repeat})",
+        report.gflops(),
+        report.wall.as_secs_f64() * 1e3
+    );
     if rel_err > 1e-5 {
         eprintln!("error above tolerance");
         return ExitCode::FAILURE;

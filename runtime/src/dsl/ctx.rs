@@ -9,7 +9,7 @@ use super::element::Element;
 use super::fragment::{Fragment, Registers, RowVec};
 use super::global::Global;
 use super::kernel::{Cta, Kernel, RoleSpec};
-use super::ops::{Backend, Fault, MathKind, Op, Wait, Who};
+use super::ops::{AccessKind, Backend, Event, Fault, MathKind, Op, TileAccess, Wait, Who};
 use super::sync::{TxTarget, WaitFor};
 use super::tile::{MmaOperandB, StorageView, TileOperand, TmemTile};
 
@@ -90,6 +90,20 @@ impl<'a, P> Ctx<'a, P> {
         self.backend.fault(self.who, Fault { message, location: Location::caller() });
     }
 
+    /// Tells the backend the kernel source line of the ops that follow.
+    #[track_caller]
+    fn at(&self) {
+        self.backend.observe(self.who, Event::At(Location::caller()));
+    }
+
+    /// Tells the backend that the op about to be issued touches `rows x cols` of `view`.
+    fn access(&self, view: &StorageView<'_>, rows: usize, cols: usize, kind: AccessKind) {
+        if let Some((tile, row, col)) = view.origin() {
+            let access = TileAccess { tile, row, col, rows: rows as u32, cols: cols as u32, kind };
+            self.backend.observe(self.who, Event::Access(access));
+        }
+    }
+
     /// A fragment with every element set to `value`.
     pub fn fragment<const R: usize, const C: usize>(&self, value: f32) -> Fragment<R, C> {
         self.math(MathKind::Fill, R, C);
@@ -120,9 +134,11 @@ impl<'a, P> Ctx<'a, P> {
         on: &impl TxTarget,
     ) {
         let dst = dst.tile_ref();
+        self.at();
         if let Err(e) = src.check_coords(coords) {
             return self.fault(format!("tma_load of a {R}x{C} tile: {e}"));
         }
+        self.access(&dst.storage(), R, C, AccessKind::TmaWrite { on: on.tx_slot() });
         // Global values are already rounded to `T`, the tile's own format: copy as they are.
         dst.with_storage_mut(|data, offset, stride| src.read_box(coords, R, C, data, offset, stride));
         let (bytes, rows, cols, src) = (dst.bytes() as u32, R as u32, C as u32, src.tile_at(coords));
@@ -142,9 +158,11 @@ impl<'a, P> Ctx<'a, P> {
         let src = src.tile_ref();
         let seq = self.stores_committed.get();
         self.stores_committed.set(seq + 1);
+        self.at();
         match dst.check_coords(coords) {
             Err(e) => self.fault(format!("tma_store of a {R}x{C} tile: {e}")),
             Ok(()) => {
+                self.access(&src.storage(), R, C, AccessKind::TmaRead);
                 if src.has_data() && dst.has_data() {
                     let mut buf = vec![0.0; R * C];
                     src.read_into(&mut buf);
@@ -160,9 +178,10 @@ impl<'a, P> Ctx<'a, P> {
 
     /// Waits until TMA store `group` has finished reading shared memory
     /// (`cp.async.bulk.wait_group.read`, allowing the stores committed after it in flight).
-    pub async fn store_wait(&self, group: StoreGroup<'_>) {
+    #[track_caller]
+    pub fn store_wait(&self, group: StoreGroup<'_>) -> impl Future<Output = ()> {
         let pending = (self.stores_committed.get() - group.seq - 1) as u32;
-        WaitFor::new(self.backend, self.who, Wait::Store { pending }).await
+        WaitFor::new(self.backend, self.who, Wait::Store { pending }, Location::caller())
     }
 
     // ---- warpgroup MMA ----
@@ -177,13 +196,23 @@ impl<'a, P> Ctx<'a, P> {
         b: impl MmaOperandB<'t, T, K, N>,
     ) -> MmaGroup {
         const { assert_wgmma_shape(M, N, K) };
-        let a = a.tile_ref();
+        let a = a.tile_ref().storage();
         let (b, b_transposed) = b.operand();
-        if let (Some(acc), Some(a), Some(b)) = (acc.data.as_mut(), a.borrow(), b.borrow()) {
-            let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
-            let a_operand = Operand { data: &a[a.offset..], row_stride: a.stride, col_stride: 1 };
-            let b_operand = Operand { data: &b[b.offset..], row_stride: rsb, col_stride: csb };
-            gemm_accumulate(M, K, N, a_operand, b_operand, acc);
+        self.at();
+        self.access(&a, M, K, AccessKind::MmaRead);
+        self.access_b(&b, b_transposed, K, N);
+        if let (Some(acc), Some(a_data)) = (acc.data.as_mut(), a.borrow()) {
+            // One read lock when both operands are the same tile: a second one could queue
+            // behind a writer waiting for the first.
+            let same = b.same_tile(&a);
+            let b_own = if same { None } else { b.borrow() };
+            let b_data = if same { Some(&*a_data) } else { b_own.as_deref() };
+            if let Some(b_data) = b_data {
+                let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
+                let a_operand = Operand { data: &a_data[a.offset..], row_stride: a.stride, col_stride: 1 };
+                let b_operand = Operand { data: &b_data[b.offset..], row_stride: rsb, col_stride: csb };
+                gemm_accumulate(M, K, N, a_operand, b_operand, acc);
+            }
         }
         self.issue_mma::<T>(M, N, K, false)
     }
@@ -198,6 +227,8 @@ impl<'a, P> Ctx<'a, P> {
     ) -> MmaGroup {
         const { assert_wgmma_shape(M, N, K) };
         let (b, b_transposed) = b.operand();
+        self.at();
+        self.access_b(&b, b_transposed, K, N);
         if let (Some(acc), Some(a), Some(b)) = (acc.data.as_mut(), a.data.as_ref(), b.borrow()) {
             let (rsb, csb) = if b_transposed { (1, b.stride) } else { (b.stride, 1) };
             let a_operand = Operand { data: a, row_stride: K, col_stride: 1 };
@@ -205,6 +236,12 @@ impl<'a, P> Ctx<'a, P> {
             gemm_accumulate(M, K, N, a_operand, b_operand, acc);
         }
         self.issue_mma::<T>(M, N, K, true)
+    }
+
+    /// Reports the read of an MMA's `K x N` operand `b`, stored `N x K` when transposed.
+    fn access_b(&self, b: &StorageView<'_>, transposed: bool, k: usize, n: usize) {
+        let (rows, cols) = if transposed { (n, k) } else { (k, n) };
+        self.access(b, rows, cols, AccessKind::MmaRead);
     }
 
     #[track_caller]
@@ -233,7 +270,7 @@ impl<'a, P> Ctx<'a, P> {
                 "mma_wait(group, {in_flight}) does not wait for the group: only {after} group(s) were committed after it, so at most {after} may stay in flight"
             ));
         }
-        WaitFor::new(self.backend, self.who, Wait::Mma { pending: in_flight as u32 })
+        WaitFor::new(self.backend, self.who, Wait::Mma { pending: in_flight as u32 }, Location::caller())
     }
 
     // ---- single-thread MMA into tensor memory (Blackwell) ----
@@ -243,6 +280,7 @@ impl<'a, P> Ctx<'a, P> {
     /// through [`crate::dsl::Arriver::arrive_on_mma_completion`] or
     /// [`crate::dsl::Consumer::release_on_mma_completion`]. `M` is 64 or 128, `N` a multiple
     /// of 16 up to 256, `K` a multiple of 16.
+    #[track_caller]
     pub fn umma<'t, T: Element, const M: usize, const N: usize, const K: usize>(
         &self,
         acc: &TmemTile<M, N>,
@@ -257,6 +295,7 @@ impl<'a, P> Ctx<'a, P> {
 
     /// `tcgen05.mma` with `A` in tensor memory (`ts`), as for `O += P V` with `P` aliasing
     /// `S` in tensor memory.
+    #[track_caller]
     pub fn umma_ts<'t, T: Element, const M: usize, const N: usize, const K: usize>(
         &self,
         acc: &TmemTile<M, N>,
@@ -268,6 +307,7 @@ impl<'a, P> Ctx<'a, P> {
         self.umma_from(acc, a.storage(), b, accumulate, true);
     }
 
+    #[track_caller]
     fn umma_from<'t, T: Element, const M: usize, const N: usize, const K: usize>(
         &self,
         acc: &TmemTile<M, N>,
@@ -277,6 +317,7 @@ impl<'a, P> Ctx<'a, P> {
         a_in_tmem: bool,
     ) {
         let (b, b_transposed) = b.operand();
+        self.at();
         if let (Some(mut acc), Some(a), Some(b)) = (acc.values_mut(), a.borrow(), b.borrow()) {
             if !accumulate {
                 acc.fill(0.0);
@@ -312,8 +353,11 @@ impl<'a, P> Ctx<'a, P> {
 
     /// Stores a row vector into an `R x 1` shared-memory tile (for statistics another role
     /// reads).
+    #[track_caller]
     pub fn store_rows<'t, const R: usize>(&self, src: &RowVec<R>, dst: impl TileOperand<'t, f32, R, 1>) {
         let dst = dst.tile_ref();
+        self.at();
+        self.access(&dst.storage(), R, 1, AccessKind::SharedWrite);
         if let Some(values) = src.data.as_ref() {
             dst.write_from(values);
         }
@@ -321,8 +365,11 @@ impl<'a, P> Ctx<'a, P> {
     }
 
     /// Loads an `R x 1` shared-memory tile into a row vector.
+    #[track_caller]
     pub fn load_rows<'t, const R: usize>(&self, src: impl TileOperand<'t, f32, R, 1>) -> RowVec<R> {
         let src = src.tile_ref();
+        self.at();
+        self.access(&src.storage(), R, 1, AccessKind::SharedRead);
         let mut rows = RowVec::filled(src.has_data(), 0.0);
         if let Some(values) = rows.data.as_mut() {
             src.read_into(values);
@@ -332,11 +379,14 @@ impl<'a, P> Ctx<'a, P> {
     }
 
     /// Loads a shared-memory tile into a fragment (`ld.shared`).
+    #[track_caller]
     pub fn load<'t, T: Element, const R: usize, const C: usize>(
         &self,
         src: impl TileOperand<'t, T, R, C>,
     ) -> Fragment<R, C> {
         let src = src.tile_ref();
+        self.at();
+        self.access(&src.storage(), R, C, AccessKind::SharedRead);
         let mut frag = Fragment::filled(src.has_data(), 0.0);
         if let Some(data) = frag.data.as_mut() {
             src.read_into(data);
@@ -347,12 +397,15 @@ impl<'a, P> Ctx<'a, P> {
 
     /// Stores a fragment into a shared-memory tile, rounding to its element type
     /// (`st.shared`).
+    #[track_caller]
     pub fn store<'t, T: Element, const R: usize, const C: usize>(
         &self,
         src: &Fragment<R, C>,
         dst: impl TileOperand<'t, T, R, C>,
     ) {
         let dst = dst.tile_ref();
+        self.at();
+        self.access(&dst.storage(), R, C, AccessKind::SharedWrite);
         if let Some(data) = src.data.as_ref() {
             dst.write_from(data);
         }
@@ -368,6 +421,7 @@ impl<'a, P> Ctx<'a, P> {
         dst: &Global<T>,
         coords: &[usize],
     ) {
+        self.at();
         if let Err(e) = dst.check_coords(coords) {
             return self.fault(format!("store_global of a {R}x{C} fragment: {e}"));
         }

@@ -15,7 +15,7 @@ pub use element::{DType, Element, round_slice};
 pub use fragment::{Fragment, Registers, RowVec};
 pub use global::Global;
 pub use kernel::{BarrierSpec, Cta, Kernel, KernelSpec, NamedBarrierSpec, PipelineSpec, RoleFuture, RoleSpec};
-pub use ops::{Backend, BarrierSlot, Fault, GlobalTile, MathKind, Op, Wait, Who};
+pub use ops::{AccessKind, Backend, BarrierSlot, Event, Fault, GlobalTile, MathKind, Op, TileAccess, Wait, Who};
 pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,

@@ -128,4 +128,83 @@ pub trait Backend {
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()>;
     /// Records a protocol error; the run stops at the next suspension point.
     fn fault(&self, who: Who, fault: Fault);
+    /// Observes an [`Event`]: facts beside the op stream that an executor may check (the
+    /// emulator's sanitizer does). The default ignores them.
+    fn observe(&self, who: Who, event: Event) {
+        let _ = (who, event);
+    }
+}
+
+/// A fact about a role instance's execution beside its [`Op`]s and [`Wait`]s: where in the
+/// kernel source it is, which shared-memory tiles it touches, which tokens it drops. An
+/// executor that checks protocols uses them; one that only times ignores them.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The kernel source line of the ops and waits the instance issues next.
+    At(&'static Location<'static>),
+    /// A shared-memory tile access (sent only when the run carries data).
+    Access(TileAccess),
+    /// A pipeline token was dropped without being handed over: a producer's slot never
+    /// committed, or a consumer's full slot never released.
+    TokenDropped {
+        /// The mbarrier its hand-over would have arrived on.
+        barrier: BarrierSlot,
+        /// Where the token was taken (`acquire` or `wait`).
+        taken_at: &'static Location<'static>,
+    },
+}
+
+/// One op's access to a rectangle of a shared-memory tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileAccess {
+    /// Identity of the tile's storage: distinct for distinct tiles of a CTA.
+    pub tile: usize,
+    /// First row of the rectangle, in the tile's rows.
+    pub row: u32,
+    /// First column of the rectangle.
+    pub col: u32,
+    /// Rows of the rectangle.
+    pub rows: u32,
+    /// Columns of the rectangle.
+    pub cols: u32,
+    /// How the op touches it.
+    pub kind: AccessKind,
+}
+
+/// How an op touches a shared-memory tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// A TMA load writes it; the data has landed once the phase of `on` that the load's bytes
+    /// complete has completed.
+    TmaWrite {
+        /// The mbarrier the load completes its bytes on.
+        on: BarrierSlot,
+    },
+    /// A TMA store reads it until a store wait covers the store.
+    TmaRead,
+    /// A warpgroup MMA reads it until an MMA wait covers its group.
+    MmaRead,
+    /// `ld.shared` reads it.
+    SharedRead,
+    /// `st.shared` writes it.
+    SharedWrite,
+}
+
+impl AccessKind {
+    /// Whether the access writes the tile.
+    pub fn writes(self) -> bool {
+        matches!(self, AccessKind::TmaWrite { .. } | AccessKind::SharedWrite)
+    }
+
+    /// What the access is, in words: "TMA load (write)", "ld.shared (read)".
+    pub fn describe(self) -> &'static str {
+        match self {
+            AccessKind::TmaWrite { .. } => "TMA load (write)",
+            AccessKind::TmaRead => "TMA store (read)",
+            AccessKind::MmaRead => "wgmma (read)",
+            AccessKind::SharedRead => "ld.shared (read)",
+            AccessKind::SharedWrite => "st.shared (write)",
+        }
+    }
 }

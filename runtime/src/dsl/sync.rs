@@ -12,11 +12,12 @@
 use std::cell::Cell;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::kernel::{Cta, Kernel};
-use super::ops::{Backend, BarrierSlot, Op, Wait, Who};
+use super::ops::{Backend, BarrierSlot, Event, Op, Wait, Who};
 
 /// A pipeline declared with `#[pipeline]`: its place in the kernel and its slot view.
 pub trait Pipeline: 'static {
@@ -84,12 +85,14 @@ pub(crate) struct WaitFor<'a> {
     backend: &'a dyn Backend,
     who: Who,
     wait: Wait,
+    at: &'static Location<'static>,
     first: bool,
 }
 
 impl<'a> WaitFor<'a> {
-    pub(crate) fn new(backend: &'a dyn Backend, who: Who, wait: Wait) -> Self {
-        Self { backend, who, wait, first: true }
+    /// The wait `wait` of instance `who`, written at `at` in the kernel source.
+    pub(crate) fn new(backend: &'a dyn Backend, who: Who, wait: Wait, at: &'static Location<'static>) -> Self {
+        Self { backend, who, wait, at, first: true }
     }
 }
 
@@ -97,12 +100,22 @@ impl Future for WaitFor<'_> {
     type Output = ();
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
         let first = std::mem::replace(&mut self.first, false);
+        if first {
+            self.backend.observe(self.who, Event::At(self.at));
+        }
         self.backend.poll_wait(self.who, self.wait, first)
     }
 }
 
+/// Stage `index` of barrier array `barrier`. An index past what a `u16` holds saturates, so
+/// that it stays out of range for the backend to report rather than wrapping onto a stage.
 fn slot(barrier: u16, index: u32) -> BarrierSlot {
-    BarrierSlot { barrier, index: index as u16 }
+    BarrierSlot { barrier, index: u16::try_from(index).unwrap_or(u16::MAX) }
+}
+
+/// Stage `index` (a `usize` from kernel code) of barrier array `barrier`.
+fn stage_slot(barrier: usize, index: usize) -> BarrierSlot {
+    slot(barrier as u16, u32::try_from(index).unwrap_or(u32::MAX))
 }
 
 /// The producer end of pipeline `P`.
@@ -120,18 +133,56 @@ pub struct Consumer<'a, P: Pipeline> {
 }
 
 /// An acquired empty slot of pipeline `P`: gives write access to its tiles until committed.
+///
+/// Dropping it uncommitted is reported to the backend (the emulator stops with an error
+/// naming where it was acquired): the consumers would wait for it forever.
 #[must_use = "an acquired slot must be committed, or the consumers wait forever"]
 pub struct Slot<'a, P: Pipeline> {
     index: u32,
     full: u16,
     view: P::View<'a>,
+    owner: TokenOwner<'a>,
 }
 
 /// A full slot of pipeline `P`: gives read access to its tiles until released.
+///
+/// Dropping it unreleased is reported to the backend: the producer would wait for it
+/// forever.
 #[must_use = "a full slot must be released, or the producer waits forever"]
 pub struct Full<'a, P: Pipeline> {
     index: u32,
     view: P::View<'a>,
+    owner: TokenOwner<'a>,
+}
+
+/// Who took a token and where, to report it if it is dropped instead of handed over.
+struct TokenOwner<'a> {
+    backend: &'a dyn Backend,
+    who: Who,
+    taken_at: &'static Location<'static>,
+}
+
+impl TokenOwner<'_> {
+    /// Reports a token dropped without hand-over; `barrier` is where the hand-over would have
+    /// arrived. Silent while a panic unwinds (the panic is the report).
+    fn dropped(&self, barrier: BarrierSlot) {
+        if !std::thread::panicking() {
+            self.backend.observe(self.who, Event::TokenDropped { barrier, taken_at: self.taken_at });
+        }
+    }
+}
+
+impl<P: Pipeline> Drop for Slot<'_, P> {
+    fn drop(&mut self) {
+        self.owner.dropped(slot(self.full, self.index));
+    }
+}
+
+impl<P: Pipeline> Drop for Full<'_, P> {
+    fn drop(&mut self) {
+        let empty = <P::Kernel as Kernel>::SPEC.pipelines[P::INDEX].empty;
+        self.owner.dropped(slot(empty, self.index));
+    }
 }
 
 impl<'a, P: Pipeline> std::ops::Deref for Slot<'a, P> {
@@ -190,22 +241,30 @@ impl<'a, P: Pipeline> Endpoint<'a, P::Kernel> for Consumer<'a, P> {
 
 impl<'a, P: Pipeline> Producer<'a, P> {
     /// Waits until the next slot is empty and returns it.
-    pub async fn acquire(&self) -> Slot<'a, P> {
-        let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
-        let mut state = self.state.get();
-        let wait = Wait::Parity { slot: slot(spec.empty, state.index), parity: state.phase };
-        WaitFor::new(self.cta.backend, self.who, wait).await;
-        let index = state.index;
-        state.advance();
-        self.state.set(state);
-        Slot { index, full: spec.full, view: P::view(self.cta.smem, index as usize) }
+    #[track_caller]
+    pub fn acquire(&self) -> impl Future<Output = Slot<'a, P>> {
+        let taken_at = Location::caller();
+        async move {
+            let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
+            let mut state = self.state.get();
+            let wait = Wait::Parity { slot: slot(spec.empty, state.index), parity: state.phase };
+            WaitFor::new(self.cta.backend, self.who, wait, taken_at).await;
+            let index = state.index;
+            state.advance();
+            self.state.set(state);
+            let owner = TokenOwner { backend: self.cta.backend, who: self.who, taken_at };
+            Slot { index, full: spec.full, view: P::view(self.cta.smem, index as usize), owner }
+        }
     }
 
     /// Hands a filled slot to the consumers: one arrive on its full barrier, with the
     /// pipeline's transaction bytes expected when the pipeline is filled by TMA.
+    #[track_caller]
     pub fn commit(&self, slot_token: Slot<'a, P>) {
         let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
         let op = Op::Arrive { slot: slot(spec.full, slot_token.index), tx_bytes: spec.tx_bytes };
+        std::mem::forget(slot_token);
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, op);
     }
 
@@ -217,29 +276,41 @@ impl<'a, P: Pipeline> Producer<'a, P> {
 
 impl<'a, P: Pipeline> Consumer<'a, P> {
     /// Waits until the next slot is full and returns it.
-    pub async fn wait(&self) -> Full<'a, P> {
-        let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
-        let mut state = self.state.get();
-        let wait = Wait::Parity { slot: slot(spec.full, state.index), parity: state.phase };
-        WaitFor::new(self.cta.backend, self.who, wait).await;
-        let index = state.index;
-        state.advance();
-        self.state.set(state);
-        Full { index, view: P::view(self.cta.smem, index as usize) }
+    #[track_caller]
+    pub fn wait(&self) -> impl Future<Output = Full<'a, P>> {
+        let taken_at = Location::caller();
+        async move {
+            let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
+            let mut state = self.state.get();
+            let wait = Wait::Parity { slot: slot(spec.full, state.index), parity: state.phase };
+            WaitFor::new(self.cta.backend, self.who, wait, taken_at).await;
+            let index = state.index;
+            state.advance();
+            self.state.set(state);
+            let owner = TokenOwner { backend: self.cta.backend, who: self.who, taken_at };
+            Full { index, view: P::view(self.cta.smem, index as usize), owner }
+        }
     }
 
     /// Hands a drained slot back to the producer: one arrive on its empty barrier.
+    #[track_caller]
     pub fn release(&self, full: Full<'a, P>) {
         let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
         let op = Op::Arrive { slot: slot(spec.empty, full.index), tx_bytes: 0 };
+        std::mem::forget(full);
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, op);
     }
 
     /// Hands a slot back once every MMA this instance issued so far has completed
     /// (`tcgen05.commit` onto the empty barrier): the release of a slot read by MMAs.
+    #[track_caller]
     pub fn release_on_mma_completion(&self, full: Full<'a, P>) {
         let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
-        self.cta.backend.issue(self.who, Op::MmaCommit { slot: slot(spec.empty, full.index) });
+        let op = Op::MmaCommit { slot: slot(spec.empty, full.index) };
+        std::mem::forget(full);
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
+        self.cta.backend.issue(self.who, op);
     }
 
     /// The state the next `wait` uses.
@@ -276,27 +347,32 @@ impl<'a, B: Barrier> Endpoint<'a, B::Kernel> for Waiter<'a, B> {
 
 impl<B: Barrier> Arriver<'_, B> {
     /// `mbarrier.arrive` on stage `index`.
+    #[track_caller]
     pub fn arrive(&self, index: usize) {
         self.arrive_expect_tx(index, 0);
     }
 
     /// `mbarrier.arrive.expect_tx` on stage `index`: arrive, and expect `bytes` more
     /// transaction bytes before the phase can complete.
+    #[track_caller]
     pub fn arrive_expect_tx(&self, index: usize, bytes: u32) {
-        let op = Op::Arrive { slot: slot(B::INDEX as u16, index as u32), tx_bytes: bytes };
+        let op = Op::Arrive { slot: stage_slot(B::INDEX, index), tx_bytes: bytes };
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, op);
     }
 
     /// `tcgen05.commit` onto stage `index`: one arrive once every MMA this instance issued
     /// so far has completed.
+    #[track_caller]
     pub fn arrive_on_mma_completion(&self, index: usize) {
-        let op = Op::MmaCommit { slot: slot(B::INDEX as u16, index as u32) };
+        let op = Op::MmaCommit { slot: stage_slot(B::INDEX, index) };
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, op);
     }
 
     /// Stage `index` as the completion target of a TMA load.
     pub fn tx(&self, index: usize) -> TxOn {
-        TxOn(slot(B::INDEX as u16, index as u32))
+        TxOn(stage_slot(B::INDEX, index))
     }
 }
 
@@ -312,9 +388,10 @@ impl TxTarget for TxOn {
 impl<B: Barrier> Waiter<'_, B> {
     /// `mbarrier.try_wait.parity` on stage `index` until the phase of parity `parity` has
     /// completed.
-    pub async fn wait(&self, index: usize, parity: u32) {
-        let wait = Wait::Parity { slot: slot(B::INDEX as u16, index as u32), parity: parity & 1 };
-        WaitFor::new(self.cta.backend, self.who, wait).await
+    #[track_caller]
+    pub fn wait(&self, index: usize, parity: u32) -> impl Future<Output = ()> {
+        let wait = Wait::Parity { slot: stage_slot(B::INDEX, index), parity: parity & 1 };
+        WaitFor::new(self.cta.backend, self.who, wait, Location::caller())
     }
 }
 
@@ -334,13 +411,16 @@ impl<'a, B: NamedBarrier> Endpoint<'a, B::Kernel> for Named<'a, B> {
 impl<B: NamedBarrier> Named<'_, B> {
     /// `bar.sync`: arrive with this instance's threads and wait until all the barrier's
     /// threads have arrived.
-    pub async fn sync(&self) {
+    #[track_caller]
+    pub fn sync(&self) -> impl Future<Output = ()> {
         let wait = Wait::NamedSync { barrier: B::INDEX as u16 };
-        WaitFor::new(self.cta.backend, self.who, wait).await
+        WaitFor::new(self.cta.backend, self.who, wait, Location::caller())
     }
 
     /// `bar.arrive`: arrive with this instance's threads without waiting.
+    #[track_caller]
     pub fn arrive(&self) {
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, Op::NamedArrive { barrier: B::INDEX as u16 });
     }
 }

@@ -5,14 +5,81 @@
 //! tile only through the token of the pipeline that guards it (see [`crate::dsl::sync`]).
 //! In timing runs tiles carry no data (shape only).
 
-use std::cell::{Ref, RefCell, RefMut};
 use std::marker::PhantomData;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
+use std::time::{Duration, Instant};
 
 use super::element::{DType, Element};
 
+/// The storage of a tile: its `f32` values behind a reader-writer lock, so that the warps of
+/// a CTA may run on distinct threads (the emulator's parallel-warps mode). Each op borrows a
+/// tile only for the op's own copy or multiply; on one thread the locks never contend, and
+/// an uncontended lock costs one atomic operation, nothing next to the op's arithmetic.
+pub(crate) struct TileCell(RwLock<Box<[f32]>>);
+
+/// How long a borrow waits for a tile held by another op before it gives up. Ops hold tiles
+/// for microseconds; a tile held this long is held by the waiting op itself (an op that
+/// reads and writes one tile), which on one thread would otherwise wait forever.
+const BORROW_PATIENCE: Duration = Duration::from_secs(2);
+
+impl TileCell {
+    fn zeros(len: usize) -> Self {
+        Self(RwLock::new(vec![0.0; len].into_boxed_slice()))
+    }
+
+    /// Shared access to the values.
+    ///
+    /// # Panics
+    /// If the tile stays borrowed for writing (see [`BORROW_PATIENCE`]).
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Box<[f32]>> {
+        let mut since = None;
+        loop {
+            match self.0.try_read() {
+                Ok(guard) => return guard,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => Self::patience(&mut since),
+            }
+        }
+    }
+
+    /// Exclusive access to the values.
+    ///
+    /// # Panics
+    /// If the tile stays borrowed (see [`BORROW_PATIENCE`]).
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Box<[f32]>> {
+        let mut since = None;
+        loop {
+            match self.0.try_write() {
+                Ok(guard) => return guard,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => Self::patience(&mut since),
+            }
+        }
+    }
+
+    /// Waits a little for a contended tile (the clock is read only then: it is not free).
+    fn patience(since: &mut Option<Instant>) {
+        let start = *since.get_or_insert_with(Instant::now);
+        assert!(
+            start.elapsed() < BORROW_PATIENCE,
+            "a shared-memory tile stayed borrowed for {BORROW_PATIENCE:?}: one op reads and writes the same tile"
+        );
+        std::thread::yield_now();
+    }
+
+    fn get_mut(&mut self) -> &mut [f32] {
+        self.0.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Identity of the tile, for access tracking.
+    pub(crate) fn key(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+}
+
 /// A `R x C` tile of `T` in shared memory.
 pub struct Tile<T: Element, const R: usize, const C: usize> {
-    data: Option<RefCell<Box<[f32]>>>,
+    data: Option<TileCell>,
     _element: PhantomData<T>,
 }
 
@@ -21,8 +88,9 @@ pub struct Ring<B, const N: usize> {
     stages: Box<[B]>,
 }
 
-/// Something that lives in a CTA's on-chip memory: shared memory, or tensor memory.
-pub trait SmemBuffer: Sized {
+/// Something that lives in a CTA's on-chip memory: shared memory, or tensor memory. It is
+/// `Sync` so that a CTA's warps may share it from distinct threads.
+pub trait SmemBuffer: Sized + Sync {
     /// Bytes of shared memory it occupies on the device.
     const BYTES: usize;
     /// Tensor-memory columns (of 128 lanes x 32 bits) it occupies.
@@ -40,8 +108,7 @@ pub trait SmemBuffer: Sized {
 impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
     const BYTES: usize = R * C * T::BYTES;
     fn allocate(data: bool) -> Self {
-        let data = data.then(|| RefCell::new(vec![0.0; R * C].into_boxed_slice()));
-        Self { data, _element: PhantomData }
+        Self { data: data.then(|| TileCell::zeros(R * C)), _element: PhantomData }
     }
     fn reset(&mut self) {
         if let Some(data) = self.data.as_mut() {
@@ -91,14 +158,14 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for [B; N] {
 /// 32-bit columns. Single-thread MMAs write it; warps read and write it with
 /// [`crate::dsl::Ctx::tmem_load`] and [`crate::dsl::Ctx::tmem_store`].
 pub struct TmemTile<const R: usize, const C: usize> {
-    data: Option<RefCell<Box<[f32]>>>,
+    data: Option<TileCell>,
 }
 
 impl<const R: usize, const C: usize> SmemBuffer for TmemTile<R, C> {
     const BYTES: usize = 0;
     const TMEM_COLUMNS: usize = C;
     fn allocate(data: bool) -> Self {
-        Self { data: data.then(|| RefCell::new(vec![0.0; R * C].into_boxed_slice())) }
+        Self { data: data.then(|| TileCell::zeros(R * C)) }
     }
     fn reset(&mut self) {
         if let Some(data) = self.data.as_mut() {
@@ -119,8 +186,8 @@ impl<const R: usize, const C: usize> TmemTile<R, C> {
     }
 
     /// Mutable access to the values, or `None` without data.
-    pub(crate) fn values_mut(&self) -> Option<RefMut<'_, Box<[f32]>>> {
-        self.data.as_ref().map(RefCell::borrow_mut)
+    pub(crate) fn values_mut(&self) -> Option<RwLockWriteGuard<'_, Box<[f32]>>> {
+        self.data.as_ref().map(TileCell::write)
     }
 }
 
@@ -176,7 +243,7 @@ impl<T: Element, const R: usize, const C: usize> Tile<T, R, C> {
 
 /// A rectangular `R x C` window onto a shared-memory tile.
 pub struct TileRef<'t, T: Element, const R: usize, const C: usize> {
-    data: Option<&'t RefCell<Box<[f32]>>>,
+    data: Option<&'t TileCell>,
     offset: usize,
     stride: usize,
     _element: PhantomData<T>,
@@ -270,14 +337,14 @@ impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
         self.storage().borrow()
     }
 
-    fn borrow_mut(&self) -> Option<RefMut<'t, Box<[f32]>>> {
-        self.data.map(|cell| cell.borrow_mut())
+    fn borrow_mut(&self) -> Option<RwLockWriteGuard<'t, Box<[f32]>>> {
+        self.data.map(TileCell::write)
     }
 }
 
 /// Borrowed tile storage plus the view's offset and row stride.
 pub(crate) struct StridedRef<'t> {
-    data: Ref<'t, Box<[f32]>>,
+    data: RwLockReadGuard<'t, Box<[f32]>>,
     /// Index of the view's first element.
     pub offset: usize,
     /// Elements between consecutive rows.
@@ -329,7 +396,7 @@ pub trait MmaOperandB<'t, T: Element, const K: usize, const N: usize> {
 /// Type-erased view of tile storage: data, offset and row stride.
 #[derive(Clone, Copy)]
 pub struct StorageView<'t> {
-    pub(crate) data: Option<&'t RefCell<Box<[f32]>>>,
+    pub(crate) data: Option<&'t TileCell>,
     pub(crate) offset: usize,
     pub(crate) stride: usize,
 }
@@ -337,7 +404,23 @@ pub struct StorageView<'t> {
 impl<'t> StorageView<'t> {
     /// Borrows the storage, or `None` without data.
     pub(crate) fn borrow(&self) -> Option<StridedRef<'t>> {
-        self.data.map(|cell| StridedRef { data: cell.borrow(), offset: self.offset, stride: self.stride })
+        self.data.map(|cell| StridedRef { data: cell.read(), offset: self.offset, stride: self.stride })
+    }
+
+    /// Whether two views are of the same tile.
+    pub(crate) fn same_tile(&self, other: &StorageView<'_>) -> bool {
+        matches!((self.data, other.data), (Some(a), Some(b)) if std::ptr::eq(a, b))
+    }
+
+    /// The tile's identity and the view's first row and column, for access tracking; `None`
+    /// without data.
+    pub(crate) fn origin(&self) -> Option<(usize, u32, u32)> {
+        let cell = self.data?;
+        let (row, col) = match self.stride {
+            0 => (0, 0),
+            stride => (self.offset / stride, self.offset % stride),
+        };
+        Some((cell.key(), row as u32, col as u32))
     }
 }
 

@@ -1,113 +1,28 @@
-//! One CTA on the emulator: the backend that resolves barriers, and the executor that polls
-//! the role instances.
+//! One CTA on one thread: the backend over the CTA's [`CtaState`], and the executor that
+//! polls the role instances in the order a [`Policy`] gives.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll, Waker};
 
-use super::error::{BlockedInstance, Deadlock, EmuError};
-use super::mbarrier::MBarrier;
-use crate::dsl::{Backend, Cta, Fault, Kernel, KernelSpec, Op, SmemBuffer, Wait, Who};
+use super::EmuOptions;
+use super::error::EmuError;
+use super::schedule::Picker;
+use super::state::CtaState;
+use crate::dsl::{Backend, Cta, Event, Fault, Kernel, KernelSpec, Op, RoleFuture, SmemBuffer, Wait, Who};
 use crate::launch::Grid;
 
-/// State of one named barrier.
-#[derive(Clone, Copy, Default)]
-struct NamedState {
-    arrived: u32,
-    generation: u64,
+/// What one CTA did.
+pub(super) struct CtaRun {
+    /// Flops of its MMAs.
+    pub flops: u64,
+    /// Scheduling steps: polls of role instances.
+    pub steps: u64,
 }
 
-/// The emulator's backend for one CTA.
+/// The emulator's backend for a CTA run on one thread.
 struct EmuBackend {
-    spec: &'static KernelSpec,
-    /// First flat instance index of each role.
-    role_base: Vec<usize>,
-    barriers: RefCell<Vec<Vec<MBarrier>>>,
-    named: RefCell<Vec<NamedState>>,
-    /// Per instance: the wait it is blocked in, and for a named-barrier sync the generation
-    /// it waits to see pass.
-    waiting: RefCell<Vec<Option<(Wait, u64)>>>,
-    fault: RefCell<Option<(Who, Fault)>>,
-    progress: Cell<u64>,
-    mma_flops: Cell<u64>,
-}
-
-impl EmuBackend {
-    fn new(spec: &'static KernelSpec) -> Self {
-        let mut role_base = Vec::with_capacity(spec.roles.len());
-        let mut total = 0;
-        for role in spec.roles {
-            role_base.push(total);
-            total += role.instances as usize;
-        }
-        let barriers = spec.barriers.iter().map(|b| vec![MBarrier::new(b.arrivals); b.len as usize]).collect();
-        Self {
-            spec,
-            role_base,
-            barriers: RefCell::new(barriers),
-            named: RefCell::new(vec![NamedState::default(); spec.named_barriers.len()]),
-            waiting: RefCell::new(vec![None; total]),
-            fault: RefCell::new(None),
-            progress: Cell::new(0),
-            mma_flops: Cell::new(0),
-        }
-    }
-
-    fn flat(&self, who: Who) -> usize {
-        self.role_base[who.role as usize] + who.instance as usize
-    }
-
-    fn bump(&self) {
-        self.progress.set(self.progress.get() + 1);
-    }
-
-    /// Arrives with `who`'s threads on named barrier `index`; returns the generation the
-    /// arrival belongs to.
-    fn named_arrive(&self, who: Who, index: u16) -> u64 {
-        let spec = &self.spec.named_barriers[index as usize];
-        let threads = self.spec.roles[who.role as usize].threads_per_instance();
-        let mut named = self.named.borrow_mut();
-        let state = &mut named[index as usize];
-        let generation = state.generation;
-        state.arrived += threads;
-        if state.arrived >= spec.threads {
-            state.arrived = 0;
-            state.generation += 1;
-        }
-        generation
-    }
-
-    fn describe_wait(&self, wait: Wait, generation: u64) -> (String, String) {
-        let spec = self.spec;
-        match wait {
-            Wait::Parity { slot, parity } => {
-                let b = &spec.barriers[slot.barrier as usize];
-                let bar = &self.barriers.borrow()[slot.barrier as usize][slot.index as usize];
-                let mut need = format!(
-                    "phase {} (parity {parity}) to complete; {} of {} arrivals missing, expected from {}",
-                    bar.completed_phases(),
-                    bar.pending_arrivals(),
-                    bar.expected_arrivals(),
-                    spec.role_names(b.arrivers)
-                );
-                if bar.pending_tx() != 0 {
-                    need += &format!("; {} transaction bytes outstanding", bar.pending_tx());
-                }
-                (format!("`{}[{}]`", b.name, slot.index), need)
-            }
-            Wait::NamedSync { barrier } => {
-                let b = &spec.named_barriers[barrier as usize];
-                let state = self.named.borrow()[barrier as usize];
-                let arrived = if state.generation == generation { state.arrived } else { b.threads };
-                (
-                    format!("named barrier `{}` (id {})", b.name, b.id),
-                    format!("{arrived} of {} threads arrived, expected from {}", b.threads, spec.role_names(b.roles)),
-                )
-            }
-            Wait::Mma { pending } => ("wgmma.wait_group".into(), format!("at most {pending} MMA groups in flight")),
-            Wait::Store { pending } => ("bulk store wait".into(), format!("at most {pending} TMA stores in flight")),
-        }
-    }
+    state: RefCell<CtaState>,
 }
 
 impl Backend for EmuBackend {
@@ -116,142 +31,167 @@ impl Backend for EmuBackend {
     }
 
     fn issue(&self, who: Who, op: Op) {
-        self.bump();
-        match op {
-            Op::Arrive { slot, tx_bytes } => {
-                self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].arrive(tx_bytes);
-            }
-            // MMAs complete when issued, so the commit arrives at once.
-            Op::MmaCommit { slot } => {
-                self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].arrive(0);
-            }
-            Op::TmaLoad { slot, bytes, .. } => {
-                self.barriers.borrow_mut()[slot.barrier as usize][slot.index as usize].complete_tx(bytes);
-            }
-            Op::NamedArrive { barrier } => {
-                self.named_arrive(who, barrier);
-            }
-            Op::Mma { m, n, k, .. } | Op::Umma { m, n, k, .. } => {
-                self.mma_flops.set(self.mma_flops.get() + 2 * u64::from(m) * u64::from(n) * u64::from(k));
-            }
-            Op::TmaStore { .. }
-            | Op::Math { .. }
-            | Op::SharedLoad { .. }
-            | Op::SharedStore { .. }
-            | Op::GlobalStore { .. }
-            | Op::TmemLoad { .. }
-            | Op::TmemStore { .. } => {}
-        }
+        self.state.borrow_mut().issue(who, op);
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
-        let flat = self.flat(who);
-        if first {
-            let generation = match wait {
-                Wait::NamedSync { barrier } => self.named_arrive(who, barrier),
-                _ => 0,
-            };
-            self.waiting.borrow_mut()[flat] = Some((wait, generation));
-            self.bump();
-        }
-        let ready = match wait {
-            Wait::Parity { slot, parity } => {
-                self.barriers.borrow()[slot.barrier as usize][slot.index as usize].parity_passed(parity)
-            }
-            Wait::NamedSync { barrier } => {
-                let generation = self.waiting.borrow()[flat].map_or(0, |w| w.1);
-                self.named.borrow()[barrier as usize].generation != generation
-            }
-            // MMAs and TMA stores complete when issued.
-            Wait::Mma { .. } | Wait::Store { .. } => true,
-        };
-        if ready {
-            self.waiting.borrow_mut()[flat] = None;
-            self.bump();
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
+        self.state.borrow_mut().poll_wait(who, wait, first)
     }
 
     fn fault(&self, who: Who, fault: Fault) {
-        self.bump();
-        self.fault.borrow_mut().get_or_insert((who, fault));
+        self.state.borrow_mut().fault(who, fault);
+    }
+
+    fn observe(&self, who: Who, event: Event) {
+        self.state.borrow_mut().observe(who, event);
     }
 }
 
-/// Runs CTA number `linear` of the grid; returns the MMA flops it performed.
+impl EmuBackend {
+    fn progress(&self) -> u64 {
+        self.state.borrow().progress()
+    }
+
+    /// The error recorded by the latest poll, if any.
+    fn check(&self) -> Result<(), EmuError> {
+        self.state.borrow_mut().take_error().map_or(Ok(()), Err)
+    }
+}
+
+/// Polls a role future, turning a panic of role code into its message.
+pub(super) fn poll_role(future: &mut RoleFuture<'_>, cx: &mut Context<'_>) -> Result<Poll<()>, String> {
+    catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))).map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "non-string panic payload".into())
+    })
+}
+
+/// Runs CTA number `linear` of the grid in `smem` (zeroed first).
 pub(super) fn run_cta<K: Kernel>(
     spec: &'static KernelSpec,
     grid: &Grid,
     linear: usize,
     params: &K::Params,
     smem: &mut K::Smem,
-) -> Result<u64, EmuError> {
+    options: &EmuOptions,
+) -> Result<CtaRun, EmuError> {
     let block = grid.block(linear);
     smem.reset();
     let smem = &*smem;
-    let backend = EmuBackend::new(spec);
-    let cta = Cta::<K> { params, smem, backend: &backend, block, grid: grid.dims };
     let instances: Vec<Who> = spec.instances().collect();
-    let mut futures: Vec<_> = instances.iter().map(|&who| Some(K::spawn(&cta, who))).collect();
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        let before = backend.progress.get();
-        let mut live = 0;
-        for (slot, &who) in futures.iter_mut().zip(&instances) {
-            let Some(future) = slot.as_mut() else { continue };
-            let polled = catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut cx)));
-            match polled {
-                Ok(Poll::Ready(())) => {
-                    *slot = None;
-                    backend.bump();
-                }
-                Ok(Poll::Pending) => live += 1,
-                Err(payload) => {
-                    let message = payload
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "non-string panic payload".into());
-                    return Err(EmuError::Panic { kernel: spec.name, block, instance: spec.describe(who), message });
-                }
-            }
-            if let Some((who, fault)) = backend.fault.borrow_mut().take() {
-                return Err(EmuError::Fault { kernel: spec.name, block, instance: spec.describe(who), fault });
-            }
+    let picker = Picker::new(options.policy, linear, instances.len());
+    let state = CtaState::new(spec, block, options.race_detection, picker.is_some());
+    let backend = EmuBackend { state: RefCell::new(state) };
+    let cta = Cta::<K> { params, smem, backend: &backend, block, grid: grid.dims };
+    let mut futures: Vec<Option<RoleFuture<'_>>> = instances.iter().map(|&who| Some(K::spawn(&cta, who))).collect();
+    let result = match picker {
+        None => round_robin(&backend, &instances, &mut futures),
+        Some(picker) => explore(&backend, &instances, &mut futures, picker),
+    };
+    // Unfinished futures drop the tokens they hold: the run is decided, so those are ignored.
+    backend.state.borrow_mut().stop();
+    drop(futures);
+    result
+}
+
+/// Polls one instance; records its completion or its panic.
+fn step(backend: &EmuBackend, who: Who, slot: &mut Option<RoleFuture<'_>>, cx: &mut Context<'_>) -> Poll<()> {
+    let Some(future) = slot.as_mut() else { return Poll::Ready(()) };
+    match poll_role(future, cx) {
+        Ok(Poll::Ready(())) => {
+            *slot = None;
+            backend.state.borrow_mut().finish(who);
+            Poll::Ready(())
         }
-        if live == 0 {
-            return Ok(backend.mma_flops.get());
-        }
-        if backend.progress.get() == before {
-            return Err(EmuError::Deadlock(deadlock(&backend, block, &instances, &futures)));
+        Ok(Poll::Pending) => Poll::Pending,
+        Err(message) => {
+            backend.state.borrow_mut().panicked(who, message);
+            Poll::Pending
         }
     }
 }
 
-fn deadlock<T>(backend: &EmuBackend, block: [u32; 3], instances: &[Who], futures: &[Option<T>]) -> Deadlock {
-    let spec = backend.spec;
-    let mut blocked = Vec::new();
-    let mut finished = Vec::new();
-    for (&who, future) in instances.iter().zip(futures) {
-        if future.is_none() {
-            finished.push(spec.describe(who));
-            continue;
+/// The end of a CTA whose instances all returned.
+fn finished(backend: &EmuBackend, steps: u64) -> Result<CtaRun, EmuError> {
+    backend.state.borrow_mut().end();
+    backend.check()?;
+    Ok(CtaRun { flops: backend.state.borrow().mma_flops(), steps })
+}
+
+fn deadlock(backend: &EmuBackend) -> Result<CtaRun, EmuError> {
+    Err(EmuError::Deadlock(backend.state.borrow().deadlock(None)))
+}
+
+/// Polls the instances in warp order, each until it blocks; a pass without progress is a
+/// deadlock.
+fn round_robin(
+    backend: &EmuBackend,
+    instances: &[Who],
+    futures: &mut [Option<RoleFuture<'_>>],
+) -> Result<CtaRun, EmuError> {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut steps = 0;
+    loop {
+        let before = backend.progress();
+        let mut live = 0;
+        for (slot, &who) in futures.iter_mut().zip(instances) {
+            if slot.is_none() {
+                continue;
+            }
+            steps += 1;
+            if step(backend, who, slot, &mut cx).is_pending() {
+                live += 1;
+            }
+            backend.check()?;
         }
-        let role = &spec.roles[who.role as usize];
-        let first = spec.first_warp(who);
-        let (barrier, waiting_for) = match backend.waiting.borrow()[backend.flat(who)] {
-            Some((wait, generation)) => backend.describe_wait(wait, generation),
-            None => ("nothing".into(), "not blocked on a barrier".into()),
-        };
-        blocked.push(BlockedInstance {
-            role: role.name,
-            instance: u32::from(who.instance),
-            warps: (first, first + role.warps_per_instance - 1),
-            barrier,
-            waiting_for,
-        });
+        if live == 0 {
+            return finished(backend, steps);
+        }
+        if backend.progress() == before {
+            return deadlock(backend);
+        }
     }
-    Deadlock { kernel: spec.name, block, blocked, finished }
+}
+
+/// Polls one runnable instance at a time, as `picker` chooses. An instance is runnable
+/// unless its latest poll changed nothing and nothing has changed since; when no live
+/// instance is runnable, the CTA is deadlocked.
+fn explore(
+    backend: &EmuBackend,
+    instances: &[Who],
+    futures: &mut [Option<RoleFuture<'_>>],
+    mut picker: Picker,
+) -> Result<CtaRun, EmuError> {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut blocked_at: Vec<Option<u64>> = vec![None; instances.len()];
+    let mut runnable = Vec::with_capacity(instances.len());
+    let mut steps = 0;
+    loop {
+        let progress = backend.progress();
+        runnable.clear();
+        let mut live = false;
+        for (i, slot) in futures.iter().enumerate() {
+            if slot.is_some() {
+                live = true;
+                if blocked_at[i] != Some(progress) {
+                    runnable.push(i);
+                }
+            }
+        }
+        if !live {
+            return finished(backend, steps);
+        }
+        if runnable.is_empty() {
+            return deadlock(backend);
+        }
+        let i = picker.pick(&runnable, steps);
+        steps += 1;
+        if step(backend, instances[i], &mut futures[i], &mut cx).is_pending() {
+            blocked_at[i] = (backend.progress() == progress).then_some(progress);
+        }
+        backend.check()?;
+    }
 }

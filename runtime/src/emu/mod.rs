@@ -1,22 +1,54 @@
-//! The functional emulator: runs every CTA of a launch on the CPU with real data.
+//! The functional emulator: runs every CTA of a launch on the CPU with real data, and checks
+//! the kernel's barrier protocol as it goes.
 //!
 //! Each role instance of a CTA is a future polled by a per-CTA executor; barrier waits are
 //! the suspension points and follow Hopper `mbarrier` semantics ([`MBarrier`]). TMA copies
-//! and MMAs complete when issued. CTAs run in parallel on rayon's pool; within a CTA the
-//! instances are polled round-robin in warp order, so results are bitwise identical across
-//! runs and thread counts. When every live instance of a CTA is blocked, the run stops with
-//! a [`Deadlock`] report instead of hanging.
+//! and MMAs complete when issued. CTAs run in parallel on rayon's pool.
+//!
+//! **Executors.** By default ([`Policy::RoundRobin`]) the instances of a CTA are polled in
+//! warp order, each until it blocks, so results are bitwise identical across runs and thread
+//! counts. [`Policy::Random`] and [`Policy::Pct`] explore other interleavings reproducibly
+//! from a seed, and [`explore`] runs a kernel under many of them. With
+//! [`EmuOptions::parallel_warps`] each instance runs on its own OS thread, for real
+//! concurrency. When every live instance of a CTA is blocked, the run stops with a
+//! [`Deadlock`] report instead of hanging.
+//!
+//! **Sanitizer.** Every run checks the protocol and stops at the first [`Violation`]:
+//! over-arrival, transaction bytes above or below what was expected, a wait on a phase the
+//! barrier has lapped, a barrier stage that was never initialised, a pipeline token dropped
+//! without hand-over, and a CTA or instance ending with arrivals, bytes, MMAs or TMA stores
+//! pending. With [`EmuOptions::race_detection`] it also runs a happens-before race detector
+//! over shared-memory tiles (vector clocks carried by arrives and waits), which reports a
+//! tile read while the TMA write filling it is in flight, or written while an MMA, a TMA
+//! store or another warp may still read it. Every report names the warps, role, barrier,
+//! phase and kernel source line involved.
+//!
+//! Barrier initialisation itself cannot be misused from kernel code: the DSL has no
+//! `mbarrier.init`. Every mbarrier a kernel declares is initialised (with the count its
+//! declaration gives) and made visible before any role runs, as CUTLASS's prologue does; what
+//! remains is a stage index outside the declared array, which is reported as a use of an
+//! uninitialised barrier.
 
 mod cta;
 mod error;
+mod explore;
 mod mbarrier;
+mod monitor;
+mod race;
+mod schedule;
+mod state;
+mod threads;
 
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-pub use error::{BlockedInstance, Deadlock, EmuError};
+pub use error::{
+    Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
+};
+pub use explore::{Exploration, ExploreFailure, ExploreReport, explore};
 pub use mbarrier::MBarrier;
+pub use schedule::Policy;
 
 use crate::dsl::{Kernel, SmemBuffer};
 use crate::launch::{self, Grid};
@@ -30,6 +62,8 @@ pub struct EmuReport {
     pub wall: Duration,
     /// Floating-point operations of all MMAs (2 per multiply-add).
     pub mma_flops: u64,
+    /// The most scheduling steps (polls of role instances) one CTA took.
+    pub steps: u64,
 }
 
 impl EmuReport {
@@ -39,21 +73,93 @@ impl EmuReport {
     }
 }
 
-/// Runs kernel `K` over `grid` with launch arguments `params`.
+/// How the emulator runs a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmuOptions {
+    /// The order in which each CTA's executor runs its role instances (ignored with
+    /// `parallel_warps`).
+    pub policy: Policy,
+    /// Runs each CTA's role instances on distinct OS threads, concurrently.
+    pub parallel_warps: bool,
+    /// Checks every shared-memory tile access for races (costs a few percent of emulation
+    /// speed; the protocol checks are always on).
+    pub race_detection: bool,
+    /// With `parallel_warps`: how long a blocked instance waits without any progress in its
+    /// CTA before the run stops with a deadlock report.
+    pub watchdog: Duration,
+}
+
+impl Default for EmuOptions {
+    /// Round-robin on one thread per CTA, a 10 s watchdog, race detection on in builds with
+    /// debug assertions (tests) and off in release builds (throughput).
+    fn default() -> Self {
+        Self {
+            policy: Policy::RoundRobin,
+            parallel_warps: false,
+            race_detection: cfg!(debug_assertions),
+            watchdog: Duration::from_secs(10),
+        }
+    }
+}
+
+impl EmuOptions {
+    /// The defaults with race detection on, whatever the build.
+    pub fn checked() -> Self {
+        Self { race_detection: true, ..Self::default() }
+    }
+
+    /// These options under `policy`.
+    pub fn with_policy(self, policy: Policy) -> Self {
+        Self { policy, ..self }
+    }
+
+    /// These options with race detection on or off.
+    pub fn with_race_detection(self, race_detection: bool) -> Self {
+        Self { race_detection, ..self }
+    }
+
+    /// These options with each CTA's instances on distinct threads, and the watchdog that
+    /// bounds their waits.
+    pub fn with_parallel_warps(self, watchdog: Duration) -> Self {
+        Self { parallel_warps: true, watchdog, ..self }
+    }
+}
+
+/// Runs kernel `K` over `grid` with launch arguments `params`, with the default
+/// [`EmuOptions`].
 ///
 /// Returns an error if the launch is invalid, if a CTA deadlocks, if role code faults (an
-/// out-of-range tile copy, an MMA wait that does not cover its group, ...) or panics.
+/// out-of-range tile copy, an MMA wait that does not cover its group, ...) or panics, or if
+/// the sanitizer finds a protocol violation.
 pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuError> {
+    run_with::<K>(grid, params, &EmuOptions::default())
+}
+
+/// Runs kernel `K` over `grid` with launch arguments `params` as `options` say. The error
+/// returned is that of the first failing CTA in launch order.
+pub fn run_with<K: Kernel>(grid: Grid, params: &K::Params, options: &EmuOptions) -> Result<EmuReport, EmuError> {
     let spec = launch::check::<K>(&grid)?;
     let start = Instant::now();
     // Shared memory is allocated once per rayon job and zeroed for each CTA.
-    let results: Vec<Result<u64, EmuError>> = (0..grid.ctas())
+    let results: Vec<Result<cta::CtaRun, EmuError>> = (0..grid.ctas())
         .into_par_iter()
-        .map_init(|| K::Smem::allocate(true), |smem, linear| cta::run_cta::<K>(spec, &grid, linear, params, smem))
+        .map_init(
+            || K::Smem::allocate(true),
+            |smem, linear| {
+                if options.parallel_warps {
+                    threads::run_cta::<K>(spec, &grid, linear, params, smem, options)
+                } else {
+                    cta::run_cta::<K>(spec, &grid, linear, params, smem, options)
+                }
+            },
+        )
         .collect();
     let mut mma_flops = 0;
+    let mut steps = 0;
     for result in results {
-        mma_flops += result?;
+        let run = result?;
+        mma_flops += run.flops;
+        steps = steps.max(run.steps);
     }
-    Ok(EmuReport { ctas: grid.ctas(), wall: start.elapsed(), mma_flops })
+    Ok(EmuReport { ctas: grid.ctas(), wall: start.elapsed(), mma_flops, steps })
 }

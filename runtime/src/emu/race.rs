@@ -1,0 +1,356 @@
+//! The happens-before race detector over shared-memory tiles.
+//!
+//! Every agent that touches shared memory has a component in a vector clock: each role
+//! instance, the TMA unit's loads completing on each mbarrier, and each instance's queues of
+//! warpgroup MMAs and TMA stores (those read shared memory asynchronously, until a wait
+//! covers them). Synchronisation carries clocks: an arrive publishes the arriver's clock
+//! into the barrier (a TMA load completing its bytes publishes its own component too), and a
+//! wait that passes joins the clock the barrier had when its latest phase completed; named
+//! barriers do the same per use; `mma_wait` and `store_wait` advance the waiter's view of its
+//! own queues. Each access is recorded with its agent's epoch (component and value) and
+//! checked against the earlier accesses of overlapping rectangles of the tile: two accesses,
+//! one a write, race unless the earlier one's epoch is covered by the later one's clock.
+//! Records that a later access covers (same or larger rectangle, ordered after, and at least
+//! as strong) are dropped, so a tile's record list stays short.
+
+use std::collections::HashMap;
+use std::panic::Location;
+
+use crate::dsl::{AccessKind, TileAccess};
+
+type Loc = &'static Location<'static>;
+
+/// A vector clock: one logical time per agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Clock(Vec<u32>);
+
+impl Clock {
+    fn zero(agents: usize) -> Self {
+        Self(vec![0; agents])
+    }
+
+    fn join(&mut self, other: &Clock) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a = (*a).max(*b);
+        }
+    }
+
+    fn raise(&mut self, agent: usize, time: u32) {
+        self.0[agent] = self.0[agent].max(time);
+    }
+
+    fn covers(&self, epoch: Epoch) -> bool {
+        self.0[epoch.agent as usize] >= epoch.time
+    }
+}
+
+/// One agent's logical time: identifies an access for happens-before checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Epoch {
+    agent: u32,
+    time: u32,
+}
+
+/// A rectangle of a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Rect {
+    /// First row.
+    pub row: u32,
+    /// First column.
+    pub col: u32,
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+}
+
+impl Rect {
+    fn of(access: &TileAccess) -> Self {
+        Self { row: access.row, col: access.col, rows: access.rows, cols: access.cols }
+    }
+
+    fn overlaps(&self, other: &Rect) -> bool {
+        self.row < other.row + other.rows
+            && other.row < self.row + self.rows
+            && self.col < other.col + other.cols
+            && other.col < self.col + self.cols
+    }
+
+    fn covers(&self, other: &Rect) -> bool {
+        self.row <= other.row
+            && other.row + other.rows <= self.row + self.rows
+            && self.col <= other.col
+            && other.col + other.cols <= self.col + self.cols
+    }
+}
+
+/// One recorded access of a tile.
+#[derive(Clone, Debug)]
+pub(super) struct Record {
+    epoch: Epoch,
+    /// The instance that issued it.
+    pub who: usize,
+    /// What it was.
+    pub kind: AccessKind,
+    /// The rectangle touched.
+    pub rect: Rect,
+    /// Where it was issued.
+    pub at: Option<Loc>,
+    /// For a TMA load: the mbarrier and phase its bytes complete.
+    pub lands_on: Option<(usize, u64)>,
+}
+
+/// What the detector knows of one tile.
+struct Shadow {
+    number: u32,
+    filled_by: Option<usize>,
+    records: Vec<Record>,
+}
+
+/// A race found: the two accesses, and what is known of the tile.
+pub(super) struct Found {
+    /// The tile's number in order of first access.
+    pub tile: u32,
+    /// The mbarrier whose TMA loads fill the tile, if any.
+    pub filled_by: Option<usize>,
+    /// The earlier access.
+    pub earlier: Record,
+    /// The later access.
+    pub later: Record,
+}
+
+/// An access to check: the instance, its kind and place, and what its agent is.
+pub(super) struct Access {
+    /// The issuing instance.
+    pub who: usize,
+    /// The access.
+    pub access: TileAccess,
+    /// Where it was issued.
+    pub at: Option<Loc>,
+    /// For a TMA load: the mbarrier and the phase its bytes complete.
+    pub lands_on: Option<(usize, u64)>,
+    /// MMA groups the instance has issued before this access.
+    pub mma_issued: u64,
+    /// TMA stores the instance has issued before this access.
+    pub stores_issued: u64,
+}
+
+/// Vector clocks of a CTA's agents and barriers, and the access records of its tiles.
+pub(super) struct Races {
+    instances: usize,
+    barriers: usize,
+    clocks: Vec<Clock>,
+    /// Loads issued per mbarrier (the TMA agent's time).
+    loads: Vec<u32>,
+    /// Per mbarrier: every clock published into it so far.
+    published: Vec<Clock>,
+    /// Per mbarrier: `published` as of its latest completed phase.
+    completed: Vec<Clock>,
+    /// Per named barrier: clocks published in its current use.
+    named_published: Vec<Clock>,
+    /// Per named barrier: `named_published` as of its latest completed use.
+    named_completed: Vec<Clock>,
+    tiles: HashMap<usize, Shadow>,
+}
+
+impl Races {
+    /// A detector for `instances` role instances, `barriers` mbarriers and `named` named
+    /// barriers.
+    pub fn new(instances: usize, barriers: usize, named: usize) -> Self {
+        let agents = 3 * instances + barriers;
+        let clocks = (0..instances)
+            .map(|i| {
+                let mut c = Clock::zero(agents);
+                c.0[i] = 1;
+                c
+            })
+            .collect();
+        Self {
+            instances,
+            barriers,
+            clocks,
+            loads: vec![0; barriers],
+            published: vec![Clock::zero(agents); barriers],
+            completed: vec![Clock::zero(agents); barriers],
+            named_published: vec![Clock::zero(agents); named],
+            named_completed: vec![Clock::zero(agents); named],
+            tiles: HashMap::new(),
+        }
+    }
+
+    fn tma_agent(&self, barrier: usize) -> usize {
+        self.instances + barrier
+    }
+
+    fn mma_agent(&self, who: usize) -> usize {
+        self.instances + self.barriers + who
+    }
+
+    fn store_agent(&self, who: usize) -> usize {
+        2 * self.instances + self.barriers + who
+    }
+
+    /// Instance `who` arrives on mbarrier `barrier` (a release).
+    pub fn arrive(&mut self, who: usize, barrier: usize) {
+        self.published[barrier].join(&self.clocks[who]);
+        self.clocks[who].0[who] += 1;
+    }
+
+    /// A TMA load issued by `who` completes its bytes on `barrier`.
+    pub fn load_lands(&mut self, who: usize, barrier: usize) {
+        self.published[barrier].join(&self.clocks[who]);
+        let agent = self.tma_agent(barrier);
+        let loads = self.loads[barrier];
+        self.published[barrier].raise(agent, loads);
+    }
+
+    /// A phase of `barrier` completed.
+    pub fn phase_completed(&mut self, barrier: usize) {
+        self.completed[barrier].clone_from(&self.published[barrier]);
+    }
+
+    /// Instance `who` passed a wait on `barrier` (an acquire).
+    pub fn waited(&mut self, who: usize, barrier: usize) {
+        self.clocks[who].join(&self.completed[barrier]);
+    }
+
+    /// Instance `who` arrives on named barrier `named`.
+    pub fn named_arrive(&mut self, who: usize, named: usize) {
+        self.named_published[named].join(&self.clocks[who]);
+        self.clocks[who].0[who] += 1;
+    }
+
+    /// A use of named barrier `named` completed.
+    pub fn named_completed(&mut self, named: usize) {
+        self.named_completed[named].clone_from(&self.named_published[named]);
+        self.named_published[named].0.fill(0);
+    }
+
+    /// Instance `who` passed a `bar.sync` on `named`.
+    pub fn named_waited(&mut self, who: usize, named: usize) {
+        self.clocks[who].join(&self.named_completed[named]);
+    }
+
+    /// Instance `who` waited until its first `groups` MMA groups completed.
+    pub fn mma_waited(&mut self, who: usize, groups: u64) {
+        let agent = self.mma_agent(who);
+        self.clocks[who].raise(agent, saturate(groups));
+    }
+
+    /// Instance `who` waited until its first `stores` TMA stores finished reading.
+    pub fn stores_waited(&mut self, who: usize, stores: u64) {
+        let agent = self.store_agent(who);
+        self.clocks[who].raise(agent, saturate(stores));
+    }
+
+    /// Records an access, and returns the race it makes with an earlier access, if any. A TMA
+    /// load must come with the barrier it lands on (`lands_on`); one without is not recorded.
+    pub fn access(&mut self, a: Access) -> Option<Box<Found>> {
+        let epoch = match a.access.kind {
+            AccessKind::TmaWrite { .. } => {
+                let (barrier, _) = a.lands_on?;
+                self.loads[barrier] += 1;
+                Epoch { agent: self.tma_agent(barrier) as u32, time: self.loads[barrier] }
+            }
+            AccessKind::MmaRead => Epoch { agent: self.mma_agent(a.who) as u32, time: saturate(a.mma_issued + 1) },
+            AccessKind::TmaRead => Epoch { agent: self.store_agent(a.who) as u32, time: saturate(a.stores_issued + 1) },
+            AccessKind::SharedRead | AccessKind::SharedWrite => {
+                Epoch { agent: a.who as u32, time: self.clocks[a.who].0[a.who] }
+            }
+        };
+        let record = Record {
+            epoch,
+            who: a.who,
+            kind: a.access.kind,
+            rect: Rect::of(&a.access),
+            at: a.at,
+            lands_on: a.lands_on,
+        };
+        let next = self.tiles.len() as u32;
+        let shadow =
+            self.tiles.entry(a.access.tile).or_insert(Shadow { number: next, filled_by: None, records: vec![] });
+        if let Some((barrier, _)) = a.lands_on {
+            shadow.filled_by.get_or_insert(barrier);
+        }
+        let clock = &self.clocks[a.who];
+        let writes = record.kind.writes();
+        let conflict = shadow
+            .records
+            .iter()
+            .find(|r| (writes || r.kind.writes()) && r.rect.overlaps(&record.rect) && !clock.covers(r.epoch));
+        if let Some(earlier) = conflict {
+            return Some(Box::new(Found {
+                tile: shadow.number,
+                filled_by: shadow.filled_by,
+                earlier: earlier.clone(),
+                later: record,
+            }));
+        }
+        shadow.records.retain(|r| {
+            let superseded = record.rect.covers(&r.rect) && clock.covers(r.epoch) && (writes || !r.kind.writes());
+            !superseded
+        });
+        shadow.records.push(record);
+        None
+    }
+}
+
+fn saturate(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dsl::BarrierSlot;
+
+    fn access(who: usize, kind: AccessKind, row: u32, rows: u32, lands_on: Option<(usize, u64)>) -> Access {
+        Access {
+            who,
+            access: TileAccess { tile: 7, row, col: 0, rows, cols: 16, kind },
+            at: None,
+            lands_on,
+            mma_issued: 0,
+            stores_issued: 0,
+        }
+    }
+
+    const LOAD: AccessKind = AccessKind::TmaWrite { on: BarrierSlot { barrier: 0, index: 0 } };
+
+    #[test]
+    fn a_read_after_the_loads_phase_is_ordered_and_one_before_is_not() {
+        // Instance 0 loads into the tile on barrier 0 and arrives; instance 1 reads.
+        let mut r = Races::new(2, 1, 0);
+        assert!(r.access(access(0, LOAD, 0, 64, Some((0, 0)))).is_none());
+        r.load_lands(0, 0);
+        r.arrive(0, 0);
+        let early = r.access(access(1, AccessKind::SharedRead, 0, 64, None)).expect("read before the wait races");
+        assert_eq!((early.earlier.who, early.later.who, early.tile), (0, 1, 0));
+        r.phase_completed(0);
+        r.waited(1, 0);
+        assert!(r.access(access(1, AccessKind::SharedRead, 0, 64, None)).is_none());
+    }
+
+    #[test]
+    fn disjoint_rows_do_not_conflict_and_covered_records_are_dropped() {
+        let mut r = Races::new(2, 1, 0);
+        assert!(r.access(access(0, AccessKind::SharedWrite, 0, 32, None)).is_none());
+        assert!(r.access(access(1, AccessKind::SharedWrite, 32, 32, None)).is_none());
+        assert_eq!(r.tiles[&7].records.len(), 2);
+        assert!(r.access(access(0, AccessKind::SharedWrite, 0, 16, None)).is_none());
+        // The second write of instance 0 is ordered after its first but covers only part.
+        assert_eq!(r.tiles[&7].records.len(), 3);
+        assert!(r.access(access(0, AccessKind::SharedWrite, 0, 32, None)).is_none());
+        assert_eq!(r.tiles[&7].records.len(), 2);
+    }
+
+    #[test]
+    fn an_mma_read_lasts_until_its_wait() {
+        let mut r = Races::new(1, 0, 0);
+        assert!(r.access(access(0, AccessKind::MmaRead, 0, 64, None)).is_none());
+        let overwrite = access(0, AccessKind::SharedWrite, 0, 64, None);
+        assert!(r.access(overwrite).is_some(), "write while the MMA reads");
+        r.mma_waited(0, 1);
+        assert!(r.access(access(0, AccessKind::SharedWrite, 0, 64, None)).is_none());
+    }
+}

@@ -1,0 +1,696 @@
+//! The state of one emulated CTA: its mbarriers and named barriers, what each role instance
+//! is doing, and the sanitizer's checks. An executor owns one per CTA (behind a `RefCell` on
+//! one thread, behind a mutex with parallel warps) and feeds it the CTA's ops, waits and
+//! events; it answers the waits and keeps the first error.
+//!
+//! The checks, each at the op that exposes the problem:
+//! - **over-arrival**: an arrival when the phase has every arrival it expects (its pending
+//!   count would underflow), or a second arrival of one instance in a phase of a barrier
+//!   whose count is its number of arriving instances (one arrival each);
+//! - **transaction bytes**: more bytes landed than expected once every arrival is in (the
+//!   phase can never complete); bytes still pending when the CTA ends;
+//! - **lapped phase**: each instance's wait on an mbarrier is for a full phase number,
+//!   inferred from its parity as the nearest phase at or after its previous wait on that
+//!   mbarrier (waiters wait for every phase in order, as pipelines do); a wait that finds the
+//!   barrier two or more phases past that number is reported instead of passing or blocking
+//!   on the wrong phase;
+//! - **races** on shared-memory tiles ([`Races`], when enabled);
+//! - **uninitialised barriers**: a stage outside its barrier array;
+//! - **teardown**: an instance finishing with MMAs or TMA stores in flight, a token dropped
+//!   without hand-over, and at CTA end any phase partly arrived or with bytes pending, and
+//!   any named barrier part-way through a use;
+//! - **named barriers**: more threads arriving than the barrier counts, two named barriers
+//!   with one hardware id in use at once.
+
+use std::panic::Location;
+use std::task::Poll;
+use std::time::Duration;
+
+use super::error::{
+    Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
+};
+use super::mbarrier::MBarrier;
+use super::race::{Access, Found, Races, Record};
+use crate::dsl::{AccessKind, BarrierSlot, Event, Fault, KernelSpec, Op, TileAccess, Wait, Who};
+
+type Loc = &'static Location<'static>;
+
+/// One mbarrier, with what the sanitizer tracks of its current phase.
+struct Bar {
+    hw: MBarrier,
+    /// Index of its array in the kernel's barriers.
+    array: usize,
+    /// Its stage in the array.
+    stage: u32,
+    /// Arrivals of the current phase: instance and source line.
+    arrivals: Vec<(usize, Option<Loc>)>,
+    /// Bytes the current phase's arrivals expect.
+    expected_bytes: u64,
+    /// Bytes TMA loads completed in the current phase.
+    landed_bytes: u64,
+    /// The arrival that completed the latest phase.
+    last_completed_by: Option<(usize, Option<Loc>)>,
+}
+
+/// A named barrier's current use.
+#[derive(Clone, Copy, Default)]
+struct NamedState {
+    arrived: u32,
+    generation: u64,
+}
+
+/// What one role instance is doing.
+struct Inst {
+    who: Who,
+    /// The source line of its latest op or wait.
+    at: Option<Loc>,
+    /// The wait it is in, and for a named-barrier sync the use it waits to see completed.
+    waiting: Option<(Wait, u64)>,
+    /// The full phase number its current mbarrier wait is for.
+    wait_phase: i64,
+    mma_issued: u64,
+    mma_done: u64,
+    stores_issued: u64,
+    stores_done: u64,
+    finished: bool,
+}
+
+/// The state of one CTA (see the module documentation).
+pub(super) struct CtaState {
+    spec: &'static KernelSpec,
+    block: [u32; 3],
+    insts: Vec<Inst>,
+    /// Flat index of each role's first instance.
+    role_base: Vec<usize>,
+    /// Flat index of each barrier array's first mbarrier.
+    bar_base: Vec<usize>,
+    /// Per barrier array: whether its count is its number of arriving instances, so that
+    /// each arrives once per phase.
+    once_each: Vec<bool>,
+    bars: Vec<Bar>,
+    /// Per instance and mbarrier (`instance * bars + mbarrier`): the phase number of its
+    /// latest wait there (-1 before any: the phase before the first counts as complete).
+    last_phase: Vec<i64>,
+    named: Vec<NamedState>,
+    races: Option<Races>,
+    error: Option<EmuError>,
+    /// Set once the run is decided: later events (tokens dropped with their futures) are
+    /// ignored.
+    stopped: bool,
+    progress: u64,
+    mma_flops: u64,
+    yield_waits: bool,
+}
+
+impl CtaState {
+    /// The state of CTA `block` of a kernel, before any instance runs: every mbarrier and
+    /// named barrier initialised. With `race_detection`, tile accesses are checked; with
+    /// `yield_waits`, every wait's first poll is a scheduling point.
+    pub fn new(spec: &'static KernelSpec, block: [u32; 3], race_detection: bool, yield_waits: bool) -> Self {
+        let mut role_base = Vec::with_capacity(spec.roles.len());
+        let mut total = 0;
+        for role in spec.roles {
+            role_base.push(total);
+            total += role.instances as usize;
+        }
+        let insts: Vec<Inst> = spec
+            .instances()
+            .map(|who| Inst {
+                who,
+                at: None,
+                waiting: None,
+                wait_phase: 0,
+                mma_issued: 0,
+                mma_done: 0,
+                stores_issued: 0,
+                stores_done: 0,
+                finished: false,
+            })
+            .collect();
+        let mut bar_base = Vec::with_capacity(spec.barriers.len());
+        let mut bars = Vec::new();
+        for (array, b) in spec.barriers.iter().enumerate() {
+            bar_base.push(bars.len());
+            bars.extend((0..b.len).map(|stage| Bar {
+                hw: MBarrier::new(b.arrivals),
+                array,
+                stage,
+                arrivals: Vec::new(),
+                expected_bytes: 0,
+                landed_bytes: 0,
+                last_completed_by: None,
+            }));
+        }
+        let once_each = spec
+            .barriers
+            .iter()
+            .map(|b| {
+                let instances: u32 =
+                    b.arrivers.iter().filter_map(|&r| spec.roles.get(r as usize)).map(|r| r.instances).sum();
+                b.arrivals == instances
+            })
+            .collect();
+        let races = race_detection.then(|| Races::new(insts.len(), bars.len(), spec.named_barriers.len()));
+        Self {
+            spec,
+            block,
+            last_phase: vec![-1; insts.len() * bars.len()],
+            insts,
+            role_base,
+            bar_base,
+            once_each,
+            bars,
+            named: vec![NamedState::default(); spec.named_barriers.len()],
+            races,
+            error: None,
+            stopped: false,
+            progress: 0,
+            mma_flops: 0,
+            yield_waits,
+        }
+    }
+
+    /// Counts every change of state: an executor that sees it unchanged after polling an
+    /// instance knows the instance is blocked.
+    pub fn progress(&self) -> u64 {
+        self.progress
+    }
+
+    /// Flops of the MMAs issued so far.
+    pub fn mma_flops(&self) -> u64 {
+        self.mma_flops
+    }
+
+    /// Whether the run is decided (an error was recorded, or the executor stopped it).
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Stops the run: later ops and events are ignored.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    /// The first error recorded, if any.
+    pub fn take_error(&mut self) -> Option<EmuError> {
+        self.error.take()
+    }
+
+    fn bump(&mut self) {
+        self.progress += 1;
+    }
+
+    fn flat(&self, who: Who) -> usize {
+        self.role_base[who.role as usize] + who.instance as usize
+    }
+
+    /// Records `error` unless an error is already recorded, and stops the run.
+    pub fn record(&mut self, error: EmuError) {
+        if self.error.is_none() && !self.stopped {
+            self.error = Some(error);
+        }
+        self.stopped = true;
+    }
+
+    fn instance(&self, flat: usize) -> Instance {
+        let who = self.insts[flat].who;
+        let role = &self.spec.roles[who.role as usize];
+        let first = self.spec.first_warp(who);
+        Instance {
+            role: role.name,
+            index: u32::from(who.instance),
+            warps: (first, first + role.warps_per_instance - 1),
+        }
+    }
+
+    fn barrier_ref(&self, m: usize) -> BarrierRef {
+        let bar = &self.bars[m];
+        BarrierRef { name: self.spec.barriers[bar.array].name, stage: bar.stage }
+    }
+
+    fn arrivals(&self, m: usize) -> Vec<Arrival> {
+        self.bars[m].arrivals.iter().map(|&(flat, at)| Arrival { by: self.instance(flat), at }).collect()
+    }
+
+    fn violate(&mut self, flat: Option<usize>, kind: ViolationKind) {
+        let violation = Violation {
+            kernel: self.spec.name,
+            block: self.block,
+            by: flat.map(|f| self.instance(f)),
+            at: flat.and_then(|f| self.insts[f].at),
+            kind,
+        };
+        self.record(EmuError::Violation(Box::new(violation)));
+    }
+
+    /// The mbarrier `slot` names, if it is initialised.
+    fn try_mbar(&self, slot: BarrierSlot) -> Option<usize> {
+        let array = slot.barrier as usize;
+        let spec = self.spec.barriers.get(array)?;
+        (u32::from(slot.index) < spec.len).then(|| self.bar_base[array] + slot.index as usize)
+    }
+
+    /// The mbarrier `slot` names; reports its use by `flat` if it is not initialised.
+    fn mbar(&mut self, flat: usize, slot: BarrierSlot) -> Option<usize> {
+        let m = self.try_mbar(slot);
+        if m.is_none() {
+            let (name, stages) = self
+                .spec
+                .barriers
+                .get(slot.barrier as usize)
+                .map_or(("(no such barrier array)", 0), |b| (b.name, b.len));
+            self.violate(
+                Some(flat),
+                ViolationKind::UninitialisedBarrier { name, stage: u32::from(slot.index), stages },
+            );
+        }
+        m
+    }
+
+    /// Executes a non-blocking op of `who`.
+    pub fn issue(&mut self, who: Who, op: Op) {
+        if self.stopped {
+            return;
+        }
+        self.bump();
+        let flat = self.flat(who);
+        match op {
+            Op::Arrive { slot, tx_bytes } => self.arrive(flat, slot, tx_bytes),
+            // MMAs complete when issued, so a commit arrives at once.
+            Op::MmaCommit { slot } => self.arrive(flat, slot, 0),
+            Op::TmaLoad { slot, bytes, .. } => self.land(flat, slot, bytes),
+            Op::NamedArrive { barrier } => {
+                self.named_arrive(flat, barrier);
+            }
+            Op::Mma { m, n, k, .. } => {
+                self.mma_flops += 2 * u64::from(m) * u64::from(n) * u64::from(k);
+                self.insts[flat].mma_issued += 1;
+            }
+            Op::Umma { m, n, k, .. } => self.mma_flops += 2 * u64::from(m) * u64::from(n) * u64::from(k),
+            Op::TmaStore { .. } => self.insts[flat].stores_issued += 1,
+            _ => {}
+        }
+    }
+
+    fn arrive(&mut self, flat: usize, slot: BarrierSlot, tx: u32) {
+        let Some(m) = self.mbar(flat, slot) else { return };
+        let bar = &self.bars[m];
+        let again = self.once_each[bar.array] && bar.arrivals.iter().any(|&(f, _)| f == flat);
+        if bar.hw.pending_arrivals() == 0 || again {
+            let kind = ViolationKind::OverArrival {
+                barrier: self.barrier_ref(m),
+                phase: bar.hw.completed_phases(),
+                expected: bar.hw.expected_arrivals(),
+                arrivals: self.arrivals(m),
+                pending_bytes: bar.hw.pending_tx(),
+            };
+            return self.violate(Some(flat), kind);
+        }
+        if let Some(races) = &mut self.races {
+            races.arrive(flat, m);
+        }
+        let at = self.insts[flat].at;
+        let bar = &mut self.bars[m];
+        bar.arrivals.push((flat, at));
+        bar.expected_bytes += u64::from(tx);
+        if bar.hw.arrive(tx) {
+            self.completed(m, flat);
+        } else {
+            self.check_bytes(m, flat);
+        }
+    }
+
+    /// A TMA load of `flat` completes `bytes` on `slot`.
+    fn land(&mut self, flat: usize, slot: BarrierSlot, bytes: u32) {
+        let Some(m) = self.mbar(flat, slot) else { return };
+        if let Some(races) = &mut self.races {
+            races.load_lands(flat, m);
+        }
+        let bar = &mut self.bars[m];
+        bar.landed_bytes += u64::from(bytes);
+        if bar.hw.complete_tx(bytes) {
+            self.completed(m, flat);
+        } else {
+            self.check_bytes(m, flat);
+        }
+    }
+
+    /// With every arrival in, a negative transaction count can never return to zero.
+    fn check_bytes(&mut self, m: usize, flat: usize) {
+        let bar = &self.bars[m];
+        if bar.hw.pending_arrivals() == 0 && bar.hw.pending_tx() < 0 {
+            let kind = ViolationKind::TxOverflow {
+                barrier: self.barrier_ref(m),
+                phase: bar.hw.completed_phases(),
+                expected_bytes: bar.expected_bytes,
+                landed_bytes: bar.landed_bytes,
+            };
+            self.violate(Some(flat), kind);
+        }
+    }
+
+    fn completed(&mut self, m: usize, flat: usize) {
+        let at = self.insts[flat].at;
+        let bar = &mut self.bars[m];
+        bar.last_completed_by = Some((flat, at));
+        bar.arrivals.clear();
+        bar.expected_bytes = 0;
+        bar.landed_bytes = 0;
+        if let Some(races) = &mut self.races {
+            races.phase_completed(m);
+        }
+    }
+
+    /// Arrives with `flat`'s threads on named barrier `index`; returns the use the arrival
+    /// belongs to.
+    fn named_arrive(&mut self, flat: usize, index: u16) -> u64 {
+        let b = index as usize;
+        let Some(spec) = self.spec.named_barriers.get(b) else { return 0 };
+        let before = self.named[b];
+        let shared = self
+            .spec
+            .named_barriers
+            .iter()
+            .enumerate()
+            .find(|&(j, other)| j != b && other.id == spec.id && self.named[j].arrived > 0);
+        if let Some((_, other)) = shared {
+            let kind = ViolationKind::NamedIdShared { name: spec.name, other: other.name, id: spec.id };
+            self.violate(Some(flat), kind);
+            return before.generation;
+        }
+        let threads = self.spec.roles[self.insts[flat].who.role as usize].threads_per_instance();
+        if before.arrived + threads > spec.threads {
+            let kind = ViolationKind::NamedOverflow {
+                name: spec.name,
+                id: spec.id,
+                threads: spec.threads,
+                arrived: before.arrived + threads,
+            };
+            self.violate(Some(flat), kind);
+            return before.generation;
+        }
+        if let Some(races) = &mut self.races {
+            races.named_arrive(flat, b);
+        }
+        let state = &mut self.named[b];
+        state.arrived += threads;
+        if state.arrived == spec.threads {
+            state.arrived = 0;
+            state.generation += 1;
+            if let Some(races) = &mut self.races {
+                races.named_completed(b);
+            }
+        }
+        before.generation
+    }
+
+    /// Polls a wait of `who`; `first` is true on its first poll.
+    pub fn poll_wait(&mut self, who: Who, wait: Wait, first: bool) -> Poll<()> {
+        if self.stopped {
+            return Poll::Pending;
+        }
+        let flat = self.flat(who);
+        if first {
+            self.insts[flat].waiting = Some((wait, 0));
+            self.bump();
+        }
+        let ready = match wait {
+            Wait::Parity { slot, parity } => {
+                let Some(m) = self.mbar(flat, slot) else { return Poll::Pending };
+                if first {
+                    let index = flat * self.bars.len() + m;
+                    let last = self.last_phase[index];
+                    let phase = if last.rem_euclid(2) == i64::from(parity & 1) { last } else { last + 1 };
+                    self.last_phase[index] = phase;
+                    self.insts[flat].wait_phase = phase;
+                }
+                let phase = self.insts[flat].wait_phase;
+                let bar = &self.bars[m];
+                let completed = bar.hw.completed_phases();
+                if completed as i64 >= phase + 2 {
+                    let kind = ViolationKind::LappedPhase {
+                        barrier: self.barrier_ref(m),
+                        phase,
+                        parity: parity & 1,
+                        completed,
+                        last_completed_by: bar.last_completed_by.map(|(f, at)| Arrival { by: self.instance(f), at }),
+                    };
+                    self.violate(Some(flat), kind);
+                    return Poll::Pending;
+                }
+                if first && self.yield_waits {
+                    return Poll::Pending;
+                }
+                let ready = bar.hw.parity_passed(parity);
+                if ready && let Some(races) = &mut self.races {
+                    races.waited(flat, m);
+                }
+                ready
+            }
+            Wait::NamedSync { barrier } => {
+                if first {
+                    let generation = self.named_arrive(flat, barrier);
+                    self.insts[flat].waiting = Some((wait, generation));
+                    if self.yield_waits || self.stopped {
+                        return Poll::Pending;
+                    }
+                }
+                let generation = self.insts[flat].waiting.map_or(0, |w| w.1);
+                let b = barrier as usize;
+                let ready = self.named.get(b).is_some_and(|s| s.generation != generation);
+                if ready && let Some(races) = &mut self.races {
+                    races.named_waited(flat, b);
+                }
+                ready
+            }
+            // MMAs and TMA stores complete when issued.
+            Wait::Mma { pending } => {
+                if first && self.yield_waits {
+                    return Poll::Pending;
+                }
+                let inst = &mut self.insts[flat];
+                let done = inst.mma_issued.saturating_sub(u64::from(pending));
+                inst.mma_done = inst.mma_done.max(done);
+                if let Some(races) = &mut self.races {
+                    races.mma_waited(flat, done);
+                }
+                true
+            }
+            Wait::Store { pending } => {
+                if first && self.yield_waits {
+                    return Poll::Pending;
+                }
+                let inst = &mut self.insts[flat];
+                let done = inst.stores_issued.saturating_sub(u64::from(pending));
+                inst.stores_done = inst.stores_done.max(done);
+                if let Some(races) = &mut self.races {
+                    races.stores_waited(flat, done);
+                }
+                true
+            }
+        };
+        if ready {
+            self.insts[flat].waiting = None;
+            self.bump();
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
+    /// Records a fault of role code.
+    pub fn fault(&mut self, who: Who, fault: Fault) {
+        self.bump();
+        let error =
+            EmuError::Fault { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), fault };
+        self.record(error);
+    }
+
+    /// Records a panic of role code.
+    pub fn panicked(&mut self, who: Who, message: String) {
+        let error =
+            EmuError::Panic { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), message };
+        self.record(error);
+    }
+
+    /// Records an event of `who`.
+    pub fn observe(&mut self, who: Who, event: Event) {
+        if self.stopped {
+            return;
+        }
+        let flat = self.flat(who);
+        match event {
+            Event::At(at) => self.insts[flat].at = Some(at),
+            Event::Access(access) => self.access(flat, access),
+            Event::TokenDropped { barrier, taken_at } => {
+                let pipeline =
+                    self.spec.pipelines.iter().find(|p| p.full == barrier.barrier || p.empty == barrier.barrier);
+                let (pipeline, handover) = match pipeline {
+                    Some(p) if p.full == barrier.barrier => (p.name, "commit"),
+                    Some(p) => (p.name, "release"),
+                    None => ("(unknown)", "hand-over"),
+                };
+                let kind =
+                    ViolationKind::TokenDropped { pipeline, stage: u32::from(barrier.index), handover, taken_at };
+                self.violate(Some(flat), kind);
+            }
+        }
+    }
+
+    fn access(&mut self, flat: usize, access: TileAccess) {
+        if self.races.is_none() {
+            return;
+        }
+        let lands_on = match access.kind {
+            // A load on an uninitialised barrier is reported by its op.
+            AccessKind::TmaWrite { on } => match self.try_mbar(on) {
+                Some(m) => Some((m, self.bars[m].hw.completed_phases())),
+                None => return,
+            },
+            _ => None,
+        };
+        let inst = &self.insts[flat];
+        let access = Access {
+            who: flat,
+            access,
+            at: inst.at,
+            lands_on,
+            mma_issued: inst.mma_issued,
+            stores_issued: inst.stores_issued,
+        };
+        let found = self.races.as_mut().and_then(|races| races.access(access));
+        if let Some(found) = found {
+            let race = self.race(&found);
+            self.violate(Some(flat), ViolationKind::Race(Box::new(race)));
+        }
+    }
+
+    fn race(&self, found: &Found) -> Race {
+        let mut tile = format!("shared tile #{}", found.tile);
+        if let Some(m) = found.filled_by {
+            tile += &format!(" (filled by TMA on {})", self.barrier_ref(m));
+        }
+        let access = |r: &Record| RaceAccess {
+            by: self.instance(r.who),
+            kind: r.kind,
+            rows: r.rect.row..r.rect.row + r.rect.rows,
+            cols: r.rect.col..r.rect.col + r.rect.cols,
+            at: r.at,
+            lands_on: r.lands_on.map(|(m, phase)| (self.barrier_ref(m), phase)),
+        };
+        Race { tile, earlier: access(&found.earlier), later: access(&found.later) }
+    }
+
+    /// `who` returned: checks that it left nothing in flight.
+    pub fn finish(&mut self, who: Who) {
+        if self.stopped {
+            return;
+        }
+        self.bump();
+        let flat = self.flat(who);
+        let inst = &mut self.insts[flat];
+        inst.finished = true;
+        inst.waiting = None;
+        let mma_groups = inst.mma_issued - inst.mma_done;
+        let stores = inst.stores_issued - inst.stores_done;
+        if mma_groups > 0 || stores > 0 {
+            self.violate(Some(flat), ViolationKind::AsyncPendingAtExit { mma_groups, stores });
+        }
+    }
+
+    /// Every instance returned: checks that no barrier was left part-way.
+    pub fn end(&mut self) {
+        if self.stopped {
+            return;
+        }
+        for m in 0..self.bars.len() {
+            let bar = &self.bars[m];
+            if !bar.arrivals.is_empty() || bar.hw.pending_tx() != 0 {
+                let kind = ViolationKind::PendingAtExit {
+                    barrier: self.barrier_ref(m),
+                    phase: bar.hw.completed_phases(),
+                    expected: bar.hw.expected_arrivals(),
+                    arrivals: self.arrivals(m),
+                    pending_bytes: bar.hw.pending_tx(),
+                };
+                return self.violate(None, kind);
+            }
+        }
+        let open = self.named.iter().zip(self.spec.named_barriers).find(|(s, _)| s.arrived > 0);
+        if let Some((state, spec)) = open {
+            let kind = ViolationKind::NamedPendingAtExit {
+                name: spec.name,
+                id: spec.id,
+                arrived: state.arrived,
+                threads: spec.threads,
+            };
+            self.violate(None, kind);
+        }
+        self.stopped = true;
+    }
+
+    /// The deadlock report of the CTA as it stands: what every live instance waits for.
+    /// `watchdog` is set when the parallel-warps watchdog, not the executor, found it.
+    pub fn deadlock(&self, watchdog: Option<Duration>) -> Deadlock {
+        let spec = self.spec;
+        let mut blocked = Vec::new();
+        let mut finished = Vec::new();
+        for (flat, inst) in self.insts.iter().enumerate() {
+            if inst.finished {
+                finished.push(spec.describe(inst.who));
+                continue;
+            }
+            let (barrier, mut waiting_for) = match inst.waiting {
+                Some((wait, generation)) => self.describe_wait(wait, generation),
+                None => ("nothing".into(), "not blocked on a barrier".into()),
+            };
+            if let Some(limit) = watchdog {
+                waiting_for += &format!(" (no progress for {limit:?}: stopped by the watchdog)");
+            }
+            let instance = self.instance(flat);
+            blocked.push(BlockedInstance {
+                role: instance.role,
+                instance: instance.index,
+                warps: instance.warps,
+                barrier,
+                waiting_for,
+            });
+        }
+        Deadlock { kernel: spec.name, block: self.block, blocked, finished }
+    }
+
+    fn describe_wait(&self, wait: Wait, generation: u64) -> (String, String) {
+        let spec = self.spec;
+        match wait {
+            Wait::Parity { slot, parity } => {
+                let Some(m) = self.try_mbar(slot) else { return ("an uninitialised barrier".into(), String::new()) };
+                let b = &spec.barriers[slot.barrier as usize];
+                let bar = &self.bars[m].hw;
+                let mut need = format!(
+                    "phase {} (parity {parity}) to complete; {} of {} arrivals missing, expected from {}",
+                    bar.completed_phases(),
+                    bar.pending_arrivals(),
+                    bar.expected_arrivals(),
+                    spec.role_names(b.arrivers)
+                );
+                if bar.pending_tx() != 0 {
+                    need += &format!("; {} transaction bytes outstanding", bar.pending_tx());
+                }
+                (format!("`{}[{}]`", b.name, slot.index), need)
+            }
+            Wait::NamedSync { barrier } => {
+                let Some(b) = spec.named_barriers.get(barrier as usize) else {
+                    return ("an unknown named barrier".into(), String::new());
+                };
+                let state = self.named[barrier as usize];
+                let arrived = if state.generation == generation { state.arrived } else { b.threads };
+                (
+                    format!("named barrier `{}` (id {})", b.name, b.id),
+                    format!("{arrived} of {} threads arrived, expected from {}", b.threads, spec.role_names(b.roles)),
+                )
+            }
+            Wait::Mma { pending } => ("wgmma.wait_group".into(), format!("at most {pending} MMA groups in flight")),
+            Wait::Store { pending } => ("bulk store wait".into(), format!("at most {pending} TMA stores in flight")),
+        }
+    }
+}
