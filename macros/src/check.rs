@@ -1,5 +1,6 @@
-//! Check: protocol and budget rules the types cannot express. Each rule is a function that
-//! records its findings; all of them run, so one compile shows every problem.
+//! Check: declaration and budget rules the types cannot express, then the whole-kernel
+//! protocol checks of [`crate::protocol`]. Each rule is a function that records its
+//! findings; all of them run, so one compile shows every problem.
 
 use quote::ToTokens;
 
@@ -15,14 +16,19 @@ const TMEM_COLUMNS: i128 = 512;
 /// Threads one CTA may have.
 const MAX_THREADS_PER_CTA: i128 = 1024;
 
-/// Runs every rule.
-pub fn check(model: &Model<'_>, errors: &Errors) {
+/// Runs every rule; the whole-kernel protocol checks only when `protocol` is set and the
+/// declarations are sound (a protocol run over unsound ones would only repeat their errors).
+pub fn check(model: &Model<'_>, errors: &Errors, protocol: bool) {
     endpoint_directions(model, errors);
+    guards(model, errors);
+    let sound = errors.len() == 0;
     shared_memory_budget(model, errors);
     tensor_memory_budget(model, errors);
     register_budgets(model, errors);
     thread_count(model, errors);
-    guards(model, errors);
+    if protocol && sound {
+        crate::protocol::check(model, errors);
+    }
     if model.roles.is_empty() {
         errors.at(&model.kernel.module.ident, "a kernel needs at least one `#[role(..)] async fn`");
     }
@@ -107,7 +113,7 @@ fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
     let sizes: Option<Vec<i128>> = model.fields.iter().map(|f| f.size.map(|(bytes, _)| bytes)).collect();
     let Some(sizes) = sizes else { return };
-    let total: i128 = sizes.iter().sum();
+    let Some(total) = sizes.iter().try_fold(0i128, |t, &s| t.checked_add(s)) else { return };
     if total > MAX_SMEM_PER_CTA {
         let parts: Vec<String> = model.fields.iter().zip(&sizes).map(|(f, s)| format!("`{}` {s} B", f.name)).collect();
         errors.at(
@@ -123,7 +129,7 @@ fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
 /// Tensor memory holds 512 columns of 128 lanes per SM.
 fn tensor_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
-    let columns: Option<i128> = model.fields.iter().map(|f| f.size.map(|(_, c)| c)).sum();
+    let columns = model.fields.iter().try_fold(0i128, |t, f| t.checked_add(f.size?.1));
     if let Some(columns) = columns.filter(|&c| c > TMEM_COLUMNS) {
         errors.at(
             &shared.ident,
@@ -149,7 +155,9 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
                 ),
             );
         }
-        total = total.zip(role.instances_value).map(|(t, n)| t + regs * n * i128::from(role.warps_per_instance) * 32);
+        total = total.zip(role.instances_value).and_then(|(t, n)| {
+            t.checked_add(regs.checked_mul(n)?.checked_mul(i128::from(role.warps_per_instance) * 32)?)
+        });
     }
     if let Some(total) = total.filter(|&t| t > REGISTERS_PER_SM) {
         let parts: Vec<String> = model
@@ -157,9 +165,9 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
             .iter()
             .map(|r| {
                 format!(
-                    "`{}` {} warps x {} regs",
+                    "`{}` {} warp(s) x {} regs",
                     r.name,
-                    r.instances_value.unwrap_or(0) * i128::from(r.warps_per_instance),
+                    r.instances_value.unwrap_or(0).saturating_mul(i128::from(r.warps_per_instance)),
                     r.regs_value.unwrap_or(0)
                 )
             })
@@ -176,9 +184,11 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
 
 /// A CTA has at most 1024 threads.
 fn thread_count(model: &Model<'_>, errors: &Errors) {
-    let warps: Option<i128> =
-        model.roles.iter().map(|r| r.instances_value.map(|n| n * i128::from(r.warps_per_instance))).sum();
-    if let Some(threads) = warps.map(|w| w * 32).filter(|&t| t > MAX_THREADS_PER_CTA || t == 0) {
+    let warps = model
+        .roles
+        .iter()
+        .try_fold(0i128, |t, r| t.checked_add(r.instances_value?.checked_mul(i128::from(r.warps_per_instance))?));
+    if let Some(threads) = warps.and_then(|w| w.checked_mul(32)).filter(|&t| t > MAX_THREADS_PER_CTA || t == 0) {
         errors.at(
             &model.kernel.module.ident,
             format!("the roles add up to {threads} threads per CTA; a CTA has 1 to {MAX_THREADS_PER_CTA}"),
@@ -200,7 +210,10 @@ fn guards(model: &Model<'_>, errors: &Errors) {
             if !model.fields[f].pipelined {
                 errors.at(
                     &model.fields[f].ty,
-                    format!("pipeline `{}` guards `{}`, but a pipeline guards a `Tile` or a `Ring` of tiles", decl.name, model.fields[f].name),
+                    format!(
+                        "pipeline `{}` guards `{}`, but a pipeline guards a `Tile` or a `Ring` of tiles",
+                        decl.name, model.fields[f].name
+                    ),
                 );
             }
             if let Some(other) = owner[f] {

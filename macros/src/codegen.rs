@@ -9,8 +9,10 @@ use syn::{Ident, Item};
 use crate::model::{Model, Target};
 use crate::parse::MARKERS;
 
+/// The path generated code reaches the runtime through.
 const P: &str = "::warpspec::__private";
 
+/// [`P`] as tokens.
 fn private() -> TokenStream {
     P.parse().unwrap_or_default()
 }
@@ -35,6 +37,7 @@ pub fn stripped_items(items: &[Item]) -> Vec<Item> {
         .collect()
 }
 
+/// The attributes of an item, if it has any.
 fn attrs_mut(item: &mut Item) -> Option<&mut Vec<syn::Attribute>> {
     Some(match item {
         Item::Struct(s) => &mut s.attrs,

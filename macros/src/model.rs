@@ -13,10 +13,12 @@ use crate::parse::{KernelMod, RoleSize};
 
 /// Integer constants of the module, evaluated where they are simple arithmetic.
 pub struct Consts<'k> {
+    /// The module's constants by name.
     exprs: HashMap<String, &'k Expr>,
 }
 
 impl<'k> Consts<'k> {
+    /// The constants of `kernel`.
     fn new(kernel: &'k KernelMod) -> Self {
         Self { exprs: kernel.consts.iter().map(|(name, expr)| (name.to_string(), expr)).collect() }
     }
@@ -26,6 +28,7 @@ impl<'k> Consts<'k> {
         self.eval_depth(expr, 0)
     }
 
+    /// [`Consts::eval`] with a recursion bound (constants may refer to each other in a cycle).
     fn eval_depth(&self, expr: &Expr, depth: u32) -> Option<i128> {
         if depth > 64 {
             return None;
@@ -58,15 +61,24 @@ impl<'k> Consts<'k> {
         }
     }
 
+    /// The value of constant `name`.
     fn eval_name(&self, name: &Ident, depth: u32) -> Option<i128> {
         self.eval_depth(self.exprs.get(&name.to_string())?, depth + 1)
+    }
+
+    /// The value of module constant `name`, if it is one and can be evaluated.
+    pub fn value(&self, name: &str) -> Option<i128> {
+        self.eval_depth(self.exprs.get(name)?, 1)
     }
 
     /// The value of a const generic argument (`128`, `BM`, `{ BM / 2 }`).
     pub fn eval_generic(&self, arg: &GenericArgument) -> Option<i128> {
         match arg {
             GenericArgument::Const(e) => self.eval(e),
-            GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => self.eval_name(p.path.get_ident()?, 0),
+            GenericArgument::Type(t) => match ungroup(t) {
+                Type::Path(p) if p.qself.is_none() => self.eval_name(p.path.get_ident()?, 0),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -90,6 +102,24 @@ pub struct Role {
     pub endpoints: Vec<EndpointUse>,
     /// Whether every parameter resolved (the role can be spawned).
     pub resolved: bool,
+}
+
+/// The element size (bytes) and shape of a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileShape {
+    /// Bytes per element.
+    pub elem: i128,
+    /// Rows.
+    pub rows: i128,
+    /// Columns.
+    pub cols: i128,
+}
+
+impl TileShape {
+    /// Bytes of the tile, if they fit in an `i128`.
+    pub fn bytes(self) -> Option<i128> {
+        self.elem.checked_mul(self.rows)?.checked_mul(self.cols)
+    }
 }
 
 /// A field of the `#[shared]` struct.
@@ -128,6 +158,7 @@ pub enum EndpointKind {
 }
 
 impl EndpointKind {
+    /// The endpoint kind a type named `name` is.
     fn from_ident(name: &str) -> Option<Self> {
         Some(match name {
             "Producer" => Self::Producer,
@@ -155,6 +186,8 @@ pub enum Target {
 
 /// One endpoint parameter of a role.
 pub struct EndpointUse {
+    /// The parameter's name in the role function.
+    pub binding: Ident,
     /// Which end.
     pub kind: EndpointKind,
     /// Which pipeline or barrier.
@@ -262,6 +295,7 @@ impl<'k> Model<'k> {
         model
     }
 
+    /// Role indices of `names`; unknown ones are reported as part of `what`.
     fn resolve_roles(&self, names: &[Ident], what: &str, errors: &Errors) -> Vec<usize> {
         names
             .iter()
@@ -281,6 +315,7 @@ impl<'k> Model<'k> {
             .collect()
     }
 
+    /// The index of field `name` guarded by `pipeline`, reporting it if unknown.
     fn resolve_field(&self, name: &Ident, pipeline: &Ident, errors: &Errors) -> Option<usize> {
         let found = self.fields.iter().position(|f| f.name == *name);
         if found.is_none() {
@@ -300,6 +335,7 @@ impl<'k> Model<'k> {
         found
     }
 
+    /// The fields of the `#[shared]` struct, with their shapes where known.
     fn smem_fields(&self, errors: &Errors) -> Vec<SmemField> {
         let Some(shared) = &self.kernel.shared else { return Vec::new() };
         let syn::Fields::Named(named) = &shared.fields else {
@@ -338,14 +374,18 @@ impl<'k> Model<'k> {
     /// Shared-memory bytes and tensor-memory columns of an on-chip buffer type, when its
     /// shape is known; `Err` if the type is not an on-chip buffer.
     fn buffer_size(&self, ty: &Type) -> Result<Option<(i128, i128)>, ()> {
-        if let Type::Array(array) = ty {
+        if let Type::Array(array) = ungroup(ty) {
             let inner = self.buffer_size(&array.elem)?;
-            return Ok(inner.zip(self.consts.eval(&array.len)).map(|((b, c), n)| (b * n, c * n)));
+            return Ok(inner
+                .zip(self.consts.eval(&array.len))
+                .and_then(|((b, c), n)| Some((b.checked_mul(n)?, c.checked_mul(n)?))));
         }
         if let Some(args) = generic_args(ty, "Ring") {
             let [GenericArgument::Type(inner), stages] = args.as_slice() else { return Err(()) };
             let inner = self.buffer_size(inner)?;
-            return Ok(inner.zip(self.consts.eval_generic(stages)).map(|((b, c), n)| (b * n, c * n)));
+            return Ok(inner
+                .zip(self.consts.eval_generic(stages))
+                .and_then(|((b, c), n)| Some((b.checked_mul(n)?, c.checked_mul(n)?))));
         }
         if generic_args(ty, "Tile").is_some() {
             return Ok(self.tile_bytes(ty).map(|b| (b, 0)));
@@ -358,16 +398,38 @@ impl<'k> Model<'k> {
 
     /// Bytes of a `Tile<T, R, C>` type, when its element and shape are known.
     fn tile_bytes(&self, ty: &Type) -> Option<i128> {
+        self.tile_shape(ty)?.bytes()
+    }
+
+    /// Element size and shape of a `Tile<T, R, C>` type, when known.
+    pub fn tile_shape(&self, ty: &Type) -> Option<TileShape> {
         let args = generic_args(ty, "Tile")?;
-        let [GenericArgument::Type(Type::Path(elem)), rows, cols] = args.as_slice() else { return None };
+        let [GenericArgument::Type(elem), rows, cols] = args.as_slice() else { return None };
+        let Type::Path(elem) = ungroup(elem) else { return None };
         let elem = match elem.path.segments.last()?.ident.to_string().as_str() {
             "bf16" | "f16" => 2,
             "f32" => 4,
             _ => return None,
         };
-        Some(elem * self.consts.eval_generic(rows)? * self.consts.eval_generic(cols)?)
+        Some(TileShape { elem, rows: self.consts.eval_generic(rows)?, cols: self.consts.eval_generic(cols)? })
     }
 
+    /// The shape of one tile of an on-chip buffer type: the tile itself, or the element of a
+    /// ring or array of tiles.
+    pub fn unit_shape(&self, ty: &Type) -> Option<TileShape> {
+        if let Type::Array(array) = ungroup(ty) {
+            return self.unit_shape(&array.elem);
+        }
+        if let Some(args) = generic_args(ty, "Ring") {
+            return match args.first() {
+                Some(GenericArgument::Type(inner)) => self.unit_shape(inner),
+                _ => None,
+            };
+        }
+        self.tile_shape(ty)
+    }
+
+    /// The endpoints a role takes, after its context parameter.
     fn endpoints(&self, decl: &crate::parse::RoleDecl, errors: &Errors) -> Vec<EndpointUse> {
         let mut inputs = decl.func.sig.inputs.iter();
         let first = inputs.next();
@@ -399,6 +461,7 @@ impl<'k> Model<'k> {
             .collect()
     }
 
+    /// The endpoint a role parameter `binding: ty` is, reporting what it cannot be.
     fn endpoint(&self, role: &Ident, binding: Ident, ty: &Type, errors: &Errors) -> Option<EndpointUse> {
         let help = "role parameters after the context are endpoints: `Producer<'_, P>`, `Consumer<'_, P>` of a #[pipeline], `Arriver<'_, B>`, `Waiter<'_, B>` of a #[barrier], `Named<'_, B>` of a #[named_barrier], or `name: &Type` for a #[shared] field `name` that no pipeline guards";
         if let Type::Reference(_) = ty
@@ -412,7 +475,12 @@ impl<'k> Model<'k> {
                 );
                 return None;
             }
-            return Some(EndpointUse { kind: EndpointKind::Buffer, target: Target::Buffer(field), ty: ty.clone() });
+            return Some(EndpointUse {
+                binding,
+                kind: EndpointKind::Buffer,
+                target: Target::Buffer(field),
+                ty: ty.clone(),
+            });
         }
         let Type::Path(path) = ty else {
             errors.at(ty, format!("role `{role}` takes `{binding}: {}`: {help}; shared memory is reached only through pipeline tokens", ty.to_token_stream()));
@@ -463,7 +531,7 @@ impl<'k> Model<'k> {
             );
             return None;
         };
-        Some(EndpointUse { kind, target, ty: ty.clone() })
+        Some(EndpointUse { binding, kind, target, ty: ty.clone() })
     }
 
     /// A constant expression for the instance count of a list of roles.
@@ -478,7 +546,7 @@ impl<'k> Model<'k> {
 
 /// The generic arguments of `ty` if its last path segment is `name`.
 pub fn generic_args(ty: &Type, name: &str) -> Option<Vec<GenericArgument>> {
-    let Type::Path(p) = ty else { return None };
+    let Type::Path(p) = ungroup(ty) else { return None };
     let last = p.path.segments.last()?;
     if last.ident != name {
         return None;
@@ -489,6 +557,17 @@ pub fn generic_args(ty: &Type, name: &str) -> Option<Vec<GenericArgument>> {
     }
 }
 
+/// The type inside the invisible groups (and parentheses) that `macro_rules!` fragments
+/// such as `$t:ty` leave around it.
+pub fn ungroup(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(g) => ungroup(&g.elem),
+        Type::Paren(p) => ungroup(&p.elem),
+        other => other,
+    }
+}
+
+/// Whether `ty` is `&Ctx<..>`.
 fn is_ctx(ty: &Type) -> bool {
     match ty {
         Type::Reference(r) => generic_args(&r.elem, "Ctx").is_some(),

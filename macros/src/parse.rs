@@ -136,6 +136,7 @@ pub fn parse(module: ItemMod, errors: &Errors) -> KernelMod {
     kernel
 }
 
+/// The attributes of an item kind `#[kernel]` does not give meaning to.
 fn attrs_of(item: &Item) -> &[syn::Attribute] {
     match item {
         Item::Enum(i) => &i.attrs,
@@ -150,6 +151,7 @@ fn attrs_of(item: &Item) -> &[syn::Attribute] {
     }
 }
 
+/// Records a struct marked `#[params]`, `#[shared]`, `#[pipeline]`, `#[barrier]` or `#[named_barrier]`.
 fn parse_struct(s: ItemStruct, kernel: &mut KernelMod, errors: &Errors) {
     let markers: Vec<&syn::Attribute> =
         s.attrs.iter().filter(|a| MARKERS.iter().any(|m| a.path().is_ident(m))).collect();
@@ -258,6 +260,7 @@ fn parse_struct(s: ItemStruct, kernel: &mut KernelMod, errors: &Errors) {
     }
 }
 
+/// Stores `s` in `slot`, reporting a second one.
 fn set_once(slot: &mut Option<ItemStruct>, s: ItemStruct, attr: &syn::Attribute, what: &str, errors: &Errors) {
     if let Some(previous) = slot {
         errors.at(attr, format!("a kernel has one {what} struct; `{}` is already one", previous.ident));
@@ -278,6 +281,7 @@ fn idents(input: ParseStream<'_>) -> syn::Result<Vec<Ident>> {
     }
 }
 
+/// Records a `#[role(..)]` function.
 fn parse_role(func: ItemFn, attr: syn::Attribute, kernel: &mut KernelMod, errors: &Errors) {
     let mut size = None;
     let mut regs = None;
@@ -305,7 +309,7 @@ fn parse_role(func: ItemFn, attr: syn::Attribute, kernel: &mut KernelMod, errors
     }
     if func.sig.asyncness.is_none() {
         errors.at(
-            &func.sig.fn_token,
+            func.sig.fn_token,
             format!("role `{}` must be an `async fn`: barrier waits are its suspension points", func.sig.ident),
         );
     }

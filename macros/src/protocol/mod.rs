@@ -1,0 +1,324 @@
+//! The protocol checker: the kernel's barrier protocol, checked as a whole.
+//!
+//! [`interp`] runs each role instance's body abstractly and records its barrier operations
+//! (waits, arrivals, TMA completions, named-barrier uses) with their spans, checking what a
+//! role decides alone. [`sim`] runs all instances' traces together on mbarrier semantics and
+//! checks what only the whole kernel decides. Both run for several scenarios: trip counts of
+//! 1, 2, stages + 1 and 2 x stages + 1 for the loops whose count the text leaves open (so ring
+//! wrap-around and a producer running ahead are covered), and each combination of the
+//! conditions the text leaves open. [`table`] evaluates the declarations the runs need;
+//! [`report`] deduplicates findings into errors.
+
+mod interp;
+mod lin;
+mod report;
+mod sim;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use syn::{Item, ItemFn};
+
+use crate::errors::{Errors, Loc};
+use crate::model::{EndpointKind, Model, Target};
+use interp::{ArmInfo, Run, Scenario, Trace};
+use report::{Findings, Sites};
+use table::Table;
+
+/// Steps the interpreter may take over all runs of one kernel.
+const BUDGET: u64 = 3_000_000;
+/// Role instances the simulation follows (a CTA has at most 32 warps).
+const MAX_INSTANCES: i128 = 32;
+/// Rounds of discovering new undecided conditions.
+const DISCOVERY_ROUNDS: usize = 4;
+
+/// What the runs of one kernel share.
+pub struct Analysis<'a> {
+    /// The kernel.
+    pub model: &'a Model<'a>,
+    /// Its barriers.
+    pub table: Table,
+    /// Module functions (not roles) that roles may call.
+    pub helpers: HashMap<String, &'a ItemFn>,
+    /// Operation sites met.
+    pub sites: RefCell<Sites>,
+    /// What was found.
+    pub findings: RefCell<Findings>,
+    /// What each condition arm contains, by the arm's address.
+    pub arms: RefCell<HashMap<usize, Rc<ArmInfo>>>,
+    /// Whether each module function is register math, by the function's address.
+    math: RefCell<HashMap<usize, bool>>,
+    /// Steps left over all runs of the kernel.
+    budget: Cell<u64>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Whether module function `f` is register math the runs can skip (cached).
+    pub fn is_math(&self, f: &'a ItemFn) -> bool {
+        let key = std::ptr::from_ref(f) as usize;
+        *self.math.borrow_mut().entry(key).or_insert_with(|| interp::is_math(f))
+    }
+
+    /// Spends `steps` of the budget; false once it is exhausted.
+    pub fn spend(&self, steps: u64) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(steps));
+        left >= steps
+    }
+}
+
+/// How much of the protocol the runs covered.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    /// Scenarios whose every instance was run to its end and simulated together.
+    pub simulated: usize,
+    /// Why other scenarios could only be checked role by role.
+    pub partial: Vec<&'static str>,
+}
+
+/// Checks the kernel's protocol, recording every problem in `errors`.
+pub fn check(model: &Model<'_>, errors: &Errors) -> Coverage {
+    let table = Table::build(model);
+    let mut findings = Findings::default();
+    let sound = declarations(model, &table, &mut findings);
+    // The runs need sound declarations and every role's parameters resolved (otherwise
+    // rustc reports them).
+    if !sound || model.roles.is_empty() || model.roles.iter().any(|r| !r.resolved) {
+        findings.emit(errors);
+        return Coverage::default();
+    }
+    let helpers = model
+        .kernel
+        .module
+        .content
+        .as_ref()
+        .map(|(_, items)| {
+            items
+                .iter()
+                .filter_map(|item| match item {
+                    Item::Fn(f) if !f.attrs.iter().any(|a| a.path().is_ident("role")) => {
+                        Some((f.sig.ident.to_string(), f))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let an = Analysis {
+        model,
+        table,
+        helpers,
+        sites: RefCell::default(),
+        findings: RefCell::new(findings),
+        arms: RefCell::default(),
+        math: RefCell::default(),
+        budget: Cell::new(BUDGET),
+    };
+    let coverage = scenarios(&an);
+    an.findings.into_inner().emit(errors);
+    coverage
+}
+
+/// Declaration rules: named-barrier ids and thread counts, endpoints taken twice. Returns
+/// whether the declarations are sound enough to run the protocol.
+fn declarations(model: &Model<'_>, table: &Table, findings: &mut Findings) -> bool {
+    let mut sound = true;
+    let mut ids: HashMap<i128, &str> = HashMap::new();
+    for nb in &table.named {
+        let loc = nb.id_decl.unwrap_or(nb.decl);
+        if let Some(id) = nb.id {
+            if !(1..=15).contains(&id) {
+                let message = format!(
+                    "named barrier `{}` has id {id}; ids are 1..=15 (0 is the CTA-wide `__syncthreads` barrier)",
+                    nb.name
+                );
+                findings.local(format!("id-range:{}", nb.name), loc, message, &[]);
+            }
+            if let Some(first) = ids.insert(id, &nb.name) {
+                let how = if nb.id_decl.is_some() {
+                    ""
+                } else {
+                    " (named barriers without `id` get 1, 2, .. in declaration order)"
+                };
+                let message = format!(
+                    "named barriers `{first}` and `{}` both use hardware id {id}{how}: their arrivals would count toward one barrier; give each its own `id`",
+                    nb.name
+                );
+                findings.local(format!("id-dup:{}", nb.name), loc, message, &[]);
+            }
+        }
+        if let (Some(threads), Some(loc)) = (nb.threads, nb.threads_decl)
+            && (threads <= 0 || threads % 32 != 0 || threads > 1024)
+        {
+            let message = format!(
+                "named barrier `{}` has `threads = {threads}`; `bar.sync` counts whole warps: a multiple of 32 in 32..=1024",
+                nb.name
+            );
+            findings.local(format!("threads:{}", nb.name), loc, message, &[]);
+        }
+    }
+    for role in &model.roles {
+        for (i, e) in role.endpoints.iter().enumerate() {
+            if e.kind == EndpointKind::Buffer || matches!(e.target, Target::Buffer(_)) {
+                continue;
+            }
+            if let Some(first) = role.endpoints.iter().take(i).find(|f| f.kind == e.kind && f.target == e.target) {
+                let what = match e.kind {
+                    EndpointKind::Producer | EndpointKind::Consumer => {
+                        "each keeps its own ring position, so both would take the same stages"
+                    }
+                    _ => "one endpoint does all its operations",
+                };
+                let message = format!(
+                    "role `{}` takes the same end twice (`{}` and `{}`): {what}; take it once",
+                    role.name, first.binding, e.binding
+                );
+                findings.local(format!("twice:{}:{}", role.name, e.binding), Loc::of(&e.ty), message, &[]);
+                sound = false;
+            }
+        }
+    }
+    sound
+}
+
+/// Trip counts to run: 1, 2, and enough to wrap every ring once and twice.
+fn trip_counts(table: &Table) -> Vec<i128> {
+    let stages = table
+        .pipes
+        .iter()
+        .filter_map(|p| p.stages)
+        .chain(table.bars.iter().filter_map(|b| b.len))
+        .max()
+        .unwrap_or(1)
+        .min(16);
+    let s = i128::try_from(stages).unwrap_or(1);
+    let mut vs = vec![1, 2, s + 1, 2 * s + 1];
+    vs.sort_unstable();
+    vs.dedup();
+    vs
+}
+
+/// Assignments of the undecided conditions: every combination when there are few,
+/// otherwise each one flipped alone.
+fn assignments(keys: &[(String, usize)]) -> Vec<HashMap<String, usize>> {
+    let total = keys.iter().try_fold(1usize, |t, (_, d)| t.checked_mul((*d).max(1))).unwrap_or(usize::MAX);
+    if total <= 16 {
+        let mut out = vec![HashMap::new()];
+        for (key, domain) in keys {
+            out = out
+                .into_iter()
+                .flat_map(|a| {
+                    (0..(*domain).max(1)).map(move |c| {
+                        let mut a = a.clone();
+                        a.insert(key.clone(), c);
+                        a
+                    })
+                })
+                .collect();
+        }
+        return out;
+    }
+    let base: HashMap<String, usize> = keys.iter().map(|(k, _)| (k.clone(), 0)).collect();
+    let mut out = vec![base.clone()];
+    for (key, domain) in keys {
+        for c in 1..(*domain).clamp(1, 4) {
+            let mut a = base.clone();
+            a.insert(key.clone(), c);
+            out.push(a);
+        }
+    }
+    out.push(keys.iter().map(|(k, d)| (k.clone(), d.saturating_sub(1))).collect());
+    out
+}
+
+/// Runs every scenario, discovering undecided conditions as they are met. Every
+/// combination of conditions runs with the trip counts up to one ring wrap; the second wrap
+/// runs with every condition false (an unassigned condition is false, so a scenario from an
+/// earlier round is not run again).
+fn scenarios(an: &Analysis<'_>) -> Coverage {
+    let mut coverage = Coverage::default();
+    let vs = trip_counts(&an.table);
+    let longest = vs.last().copied().unwrap_or(1);
+    let mut keys: Vec<(String, usize)> = Vec::new();
+    let mut done: HashSet<(Vec<(String, usize)>, i128)> = HashSet::new();
+    for round in 0..DISCOVERY_ROUNDS {
+        let last = round + 1 == DISCOVERY_ROUNDS;
+        let mut new = Vec::new();
+        'runs: for choices in assignments(&keys) {
+            let mut id: Vec<(String, usize)> =
+                choices.iter().filter(|(_, c)| **c != 0).map(|(k, c)| (k.clone(), *c)).collect();
+            id.sort();
+            for &v in &vs {
+                if (v == longest && vs.len() > 3 && !id.is_empty()) || !done.insert((id.clone(), v)) {
+                    continue;
+                }
+                let scen = Scenario { v, choices: choices.clone() };
+                let Some(traces) = run_all(an, &scen) else { return coverage };
+                for t in &traces {
+                    for (k, d) in &t.discovered {
+                        if !keys.iter().chain(&new).any(|(x, _)| x == k) {
+                            new.push((k.clone(), *d));
+                        }
+                    }
+                }
+                expectations(an, &traces);
+                if !new.is_empty() && !last {
+                    break 'runs;
+                }
+                match traces.iter().find_map(|t| t.aborted) {
+                    None => {
+                        sim::simulate(an, &scen, &traces);
+                        coverage.simulated += 1;
+                    }
+                    Some(why) => coverage.partial.push(why),
+                }
+            }
+        }
+        if new.is_empty() {
+            return coverage;
+        }
+        keys.extend(new);
+    }
+    coverage
+}
+
+/// Runs every role instance of the kernel in `scen`; `None` once the budget is spent.
+fn run_all(an: &Analysis<'_>, scen: &Scenario) -> Option<Vec<Trace>> {
+    let mut traces = Vec::new();
+    for (r, role) in an.model.roles.iter().enumerate() {
+        let n = role.instances_value.unwrap_or(1).clamp(0, MAX_INSTANCES);
+        for i in 0..usize::try_from(n).unwrap_or(0) {
+            let mut trace = Run::new(an, scen, r, i).execute();
+            if role.instances_value.is_none_or(|n| !(0..=MAX_INSTANCES).contains(&n)) {
+                trace.aborted.get_or_insert("a role whose instance count the checker cannot evaluate");
+            }
+            traces.push(trace);
+        }
+    }
+    if !an.spend(0) {
+        return None;
+    }
+    Some(traces)
+}
+
+/// TMA loads onto a plain barrier that no role ever expects transaction bytes on.
+fn expectations(an: &Analysis<'_>, traces: &[Trace]) {
+    for t in traces {
+        for &(bar, site) in &t.raw_tx {
+            if traces.iter().any(|t| t.expects.contains(&bar)) {
+                continue;
+            }
+            let Some(loc) = an.sites.borrow().loc(site) else { continue };
+            let name = an.table.bar(bar);
+            let message = format!(
+                "this TMA load of {} completes its bytes on {name}, but no role expects transaction bytes on {name} (only `arrive_expect_tx` does): the bytes complete on a phase that does not count them; arrive on it with `arrive_expect_tx(index, bytes)` before the copies land",
+                report::who(an.model, t.role, t.instance)
+            );
+            an.findings.borrow_mut().local(format!("unexpected-tx:{site}"), loc, message, &[bar]);
+        }
+    }
+}

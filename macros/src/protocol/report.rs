@@ -1,0 +1,130 @@
+//! What the protocol checker found, and the vocabulary of its messages: operation sites
+//! (a method call in the kernel text, with its span and how it reads) and findings
+//! (an error at a span), deduplicated across role instances and runs.
+
+use std::collections::{HashMap, HashSet};
+
+use quote::ToTokens;
+use syn::ExprMethodCall;
+
+use crate::errors::{Errors, Loc};
+use crate::model::Model;
+
+/// A method call the checker records as an operation.
+pub struct Site {
+    /// Its span.
+    pub loc: Loc,
+    /// How it reads: `ops.release`, `cx.tma_load`.
+    pub text: String,
+}
+
+impl Site {
+    /// "`ops.release` (line 34)".
+    pub fn cite(&self) -> String {
+        format!("`{}` (line {})", self.text, self.loc.line())
+    }
+}
+
+/// Every operation site met so far, numbered in the order first met.
+#[derive(Default)]
+pub struct Sites {
+    /// Site numbers by the address of their method call.
+    by_call: HashMap<usize, usize>,
+    /// The sites, by number.
+    list: Vec<Site>,
+}
+
+impl Sites {
+    /// The number of the site of `call` (identified by its address in the kernel's syntax
+    /// tree, which outlives the check).
+    pub fn id(&mut self, call: &ExprMethodCall) -> usize {
+        let key = std::ptr::from_ref(call) as usize;
+        if let Some(&id) = self.by_call.get(&key) {
+            return id;
+        }
+        let receiver = match &*call.receiver {
+            syn::Expr::Path(p) => p.path.to_token_stream().to_string().replace(' ', ""),
+            _ => String::new(),
+        };
+        let text = if receiver.is_empty() { call.method.to_string() } else { format!("{receiver}.{}", call.method) };
+        let id = self.list.len();
+        self.list.push(Site { loc: Loc::of(call), text });
+        self.by_call.insert(key, id);
+        id
+    }
+
+    /// Site `id`.
+    pub fn get(&self, id: usize) -> Option<&Site> {
+        self.list.get(id)
+    }
+
+    /// "`ops.release` (line 34)" for site `id`.
+    pub fn cite(&self, id: usize) -> String {
+        self.get(id).map_or_else(|| "an operation".into(), Site::cite)
+    }
+
+    /// The span of site `id`.
+    pub fn loc(&self, id: usize) -> Option<Loc> {
+        self.get(id).map(|s| s.loc)
+    }
+}
+
+/// One error to report.
+struct Finding {
+    /// Where.
+    loc: Loc,
+    /// What, and how to fix it.
+    message: String,
+}
+
+/// The findings of one kernel, in the order found.
+#[derive(Default)]
+pub struct Findings {
+    /// Keys of the findings recorded (deduplication).
+    seen: HashSet<String>,
+    /// The findings.
+    list: Vec<Finding>,
+    /// Bars a local finding made unreliable for whole-kernel findings.
+    tainted: HashSet<usize>,
+}
+
+impl Findings {
+    /// Records a finding of a role's own code (the `bars` it makes unreliable are tainted:
+    /// whole-kernel findings about them would only repeat it). `key` deduplicates.
+    pub fn local(&mut self, key: String, loc: Loc, message: String, bars: &[usize]) {
+        self.tainted.extend(bars);
+        if self.seen.insert(key) {
+            self.list.push(Finding { loc, message });
+        }
+    }
+
+    /// Records a whole-kernel finding about `bars`, unless a local finding already explains
+    /// one of them. Returns whether it was recorded (or had been).
+    pub fn global(&mut self, key: String, loc: Loc, message: String, bars: &[usize]) -> bool {
+        if bars.iter().any(|b| self.tainted.contains(b)) {
+            return false;
+        }
+        if self.seen.insert(key) {
+            self.list.push(Finding { loc, message });
+        }
+        true
+    }
+
+    /// Hands every finding to `errors`.
+    pub fn emit(self, errors: &Errors) {
+        for f in self.list {
+            errors.at(f.loc, f.message);
+        }
+    }
+}
+
+/// "`consumer` #1" for an instance of a role with several, "`consumer`" for a role of one.
+pub fn who(model: &Model<'_>, role: usize, instance: usize) -> String {
+    let Some(r) = model.roles.get(role) else { return "a role".into() };
+    if r.instances_value == Some(1) { format!("`{}`", r.name) } else { format!("`{}` #{instance}", r.name) }
+}
+
+/// "`consumer`".
+pub fn role_name(model: &Model<'_>, role: usize) -> String {
+    model.roles.get(role).map_or_else(|| "a role".into(), |r| format!("`{}`", r.name))
+}
