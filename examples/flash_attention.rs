@@ -26,29 +26,13 @@ struct Options {
 }
 
 fn main() -> ExitCode {
-    match run(Options::parse()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::exit_code(run(Options::parse()))
 }
 
 fn run(options: Options) -> Result<bool, String> {
     let small = options.problem.check_problem();
     println!("five-role flash attention: load, mma, softmax x2, correction, epilogue");
-    let checked = cli::check(&small, |q, k, v| blackwell::run(&small, q, k, v).map(|(o, _)| o))?;
-    let ok = checked.rel_err < cli::tolerance(small.dtype);
-    println!(
-        "  emulator  {}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
-        cli::describe(&small),
-        checked.max_err,
-        checked.rel_err,
-        if ok { "ok" } else { "ABOVE TOLERANCE" },
-        checked.seconds
-    );
+    let ok = cli::check_and_print("", &small, |q, k, v| blackwell::run(&small, q, k, v).map(|(o, _)| o))?;
     if options.timing.no_timing {
         return Ok(ok);
     }

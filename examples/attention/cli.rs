@@ -165,6 +165,38 @@ pub fn check<E: std::fmt::Display>(
     Ok(Checked { max_err, rel_err, seconds })
 }
 
+/// Checks `problem` on the emulator with `kernel`, prints the outcome under `label`, and
+/// returns whether the error is within [`tolerance`].
+pub fn check_and_print<E: std::fmt::Display>(
+    label: &str,
+    problem: &Problem,
+    kernel: impl FnOnce(&[f32], &[f32], &[f32]) -> Result<Vec<f32>, E>,
+) -> Result<bool, String> {
+    let checked = check(problem, kernel)?;
+    let ok = checked.rel_err < tolerance(problem.dtype);
+    println!(
+        "  emulator  {}{label}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
+        describe(problem),
+        checked.max_err,
+        checked.rel_err,
+        if ok { "ok" } else { "ABOVE TOLERANCE" },
+        checked.seconds
+    );
+    Ok(ok)
+}
+
+/// The exit code of an example whose `run` returned whether its checks passed.
+pub fn exit_code(result: Result<bool, String>) -> std::process::ExitCode {
+    match result {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Relative error allowed for the format (P and O are rounded to it).
 pub fn tolerance(dtype: DType) -> f64 {
     if dtype == DType::Bf16 { 2e-2 } else { 4e-3 }
