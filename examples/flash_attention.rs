@@ -48,7 +48,7 @@ fn run(options: Options) -> Result<bool, String> {
     .map_err(|e| e.to_string())?;
     println!("  model     {} on {}: {}", cli::describe(&problem), machine.name, cli::timing_line(&problem, &report));
     println!();
-    print!("{report}");
+    println!("{report}");
     options.timing.write_trace(&report)?;
     Ok(ok)
 }

@@ -66,7 +66,7 @@ fn run(options: Options) -> Result<bool, String> {
     let report = hopper::simulate(&problem, Some(variant), &machine, &opts).map_err(|e| e.to_string())?;
     println!("  model     {} on {}: {}", cli::describe(&problem), machine.name, cli::timing_line(&problem, &report));
     println!();
-    print!("{report}");
+    println!("{report}");
     options.timing.write_trace(&report)?;
     Ok(ok)
 }

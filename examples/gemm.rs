@@ -13,8 +13,9 @@
 //!     [--policy gto|lrr] [--trace FILE] [M N K]
 //! ```
 //! Times the same kernel on the cycle-level model instead (shape-only tensors, default
-//! 8192³ on h100) and prints the report; `--trace` writes a Chrome trace-event JSON of the
-//! first CTAs of SM 0 (open it in <https://ui.perfetto.dev>).
+//! 8192³ on h100) and prints the report; `--trace` writes the timeline of the first CTAs of
+//! SM 0: a self-contained HTML page for `FILE.html`, an SVG for `FILE.svg` (open either in a
+//! browser), Chrome trace-event JSON otherwise (open it in <https://ui.perfetto.dev>).
 
 use std::process::ExitCode;
 
@@ -161,11 +162,17 @@ fn simulate_main(args: Vec<String>) -> ExitCode {
     };
     println!("{report}");
     if let (Some(path), Some(trace)) = (trace_file, &report.trace) {
-        if let Err(e) = trace.write_chrome_json(&path) {
+        let ext = std::path::Path::new(&path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        let (written, open_in) = match ext.as_deref() {
+            Some("html") => (trace.write_html(&path), "a browser"),
+            Some("svg") => (trace.write_svg(&path), "a browser"),
+            _ => (trace.write_chrome_json(&path), "https://ui.perfetto.dev"),
+        };
+        if let Err(e) = written {
             eprintln!("cannot write the trace to {path}: {e}");
             return ExitCode::FAILURE;
         }
-        println!("trace written to {path} (open it in https://ui.perfetto.dev)");
+        println!("trace written to {path} (open it in {open_in})");
     }
     ExitCode::SUCCESS
 }

@@ -81,7 +81,9 @@ pub struct TimingArgs {
     /// Machine of the timing model (h100, h200, b200).
     #[arg(long)]
     pub arch: Option<String>,
-    /// Write a Chrome trace-event timeline (open it in the Perfetto UI) to this file.
+    /// Write the timeline to this file: a self-contained HTML page for `.html`, an SVG for
+    /// `.svg` (open either in a browser), Chrome trace-event JSON otherwise (open it in the
+    /// Perfetto UI).
     #[arg(long)]
     pub trace: Option<std::path::PathBuf>,
     /// Skip the timing run.
@@ -105,8 +107,14 @@ impl TimingArgs {
     /// Writes the report's timeline to the `--trace` file, if both exist.
     pub fn write_trace(&self, report: &SimReport) -> Result<(), String> {
         if let (Some(path), Some(trace)) = (&self.trace, &report.trace) {
-            trace.write_chrome_json(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
-            println!("  trace     {} (open in https://ui.perfetto.dev)", path.display());
+            let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+            let (written, open_in) = match ext.as_deref() {
+                Some("html") => (trace.write_html(path), "a browser"),
+                Some("svg") => (trace.write_svg(path), "a browser"),
+                _ => (trace.write_chrome_json(path), "https://ui.perfetto.dev"),
+            };
+            written.map_err(|e| format!("writing {}: {e}", path.display()))?;
+            println!("  trace     {} (open in {open_in})", path.display());
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! timeline ([`Trace`]) as Chrome trace-event JSON.
 
 mod stall;
+mod timeline;
 mod trace;
 
 use std::fmt;
