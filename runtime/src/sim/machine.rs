@@ -265,6 +265,42 @@ pub struct TensorCore {
     pub latency: MmaLatencyRule,
     /// Latency of the legacy warp-level `mma.sync.m16n8k16` (F16), in cycles.
     pub mma_sync_latency_cycles: Param<u32>,
+    /// How busy tensor cores slow the SM's other pipes, and how FMA-pipe traffic slows an
+    /// MMA that reads its A operand from registers.
+    pub interference: TensorInterference,
+}
+
+/// Measured interference between the tensor cores and the other pipes of one SM.
+///
+/// While the tensor cores execute, a warp-instruction on another pipe holds that pipe for
+/// its interval times the pipe's factor (1.0: no interference). While an MMA with A in
+/// registers (`wgmma` RS) executes, every FMA-pipe warp-instruction delays the tensor cores
+/// by `rs_delay_per_fma_instr` cycles (register-file read-port contention).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorInterference {
+    /// FMA-pipe (FFMA/FADD/FMUL) interval factor while the tensor cores are busy.
+    pub fma_interval_factor: Param<f64>,
+    /// ALU-pipe (FMNMX, F2FP conversions, logic) interval factor while the tensor cores are busy.
+    pub alu_interval_factor: Param<f64>,
+    /// MUFU interval factor while the tensor cores are busy.
+    pub mufu_interval_factor: Param<f64>,
+    /// Interval factor of counted LSU instructions (shuffles) while the tensor cores are busy.
+    pub shuffle_interval_factor: Param<f64>,
+    /// Tensor-core cycles lost per FMA-pipe warp-instruction issued while an RS MMA runs.
+    pub rs_delay_per_fma_instr: Param<f64>,
+}
+
+impl TensorInterference {
+    /// No interference (every factor 1, no delay), with the source `why`.
+    pub const fn none(why: &'static str) -> Self {
+        TensorInterference {
+            fma_interval_factor: Param::new(1.0, why),
+            alu_interval_factor: Param::new(1.0, why),
+            mufu_interval_factor: Param::new(1.0, why),
+            shuffle_interval_factor: Param::new(1.0, why),
+            rs_delay_per_fma_instr: Param::new(0.0, why),
+        }
+    }
 }
 
 /// The Tensor Memory Accelerator (bulk asynchronous copies).
@@ -544,6 +580,28 @@ impl Machine {
                     24,
                     "Luo et al. (arXiv 2402.13499): legacy mma.sync m16n8k16 ~24 cycles on Hopper",
                 ),
+                interference: TensorInterference {
+                    fma_interval_factor: Param::new(
+                        1.30,
+                        "measured: 2 WGs of FFMA streams 110.6 lanes/clk/SM alone, 80.6 / 90.4 while a WG runs wgmma m64n128k16 SS / RS back to back (x1.37 / x1.22, mean 1.30), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    alu_interval_factor: Param::new(
+                        2.0,
+                        "measured: F2FP.BF16.F32.PACK_AB 61.5 -> 30.9/31.1 and FMNMX 60.9 -> 30.9/30.3 lanes/clk/SM alone -> with wgmma SS/RS running, calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    mufu_interval_factor: Param::new(
+                        1.38,
+                        "measured: MUFU.EX2 16.0 lanes/clk/SM alone, 11.87 / 11.38 with wgmma SS / RS running (x1.35 / x1.41), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    shuffle_interval_factor: Param::new(
+                        3.85,
+                        "measured: SHFL.BFLY 32.0 lanes/clk/SM alone, 8.62 / 7.96 with wgmma SS / RS running (x3.7 / x4.0), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    rs_delay_per_fma_instr: Param::new(
+                        0.0,
+                        "measured, and set to 0 for compiled code: back-to-back FFMA/FADD streams cost a running wgmma RS 0.17-0.27 tensor cycles per FMA-pipe warp-instruction (2045 -> 1296/498 FMA/clk/SM with 1/2 WGs of FFMA; 9-17% with an FA3-softmax mix issued in bursts of 8), but in the FA3-consumer synthetic, where ptxas interleaves the softmax, P V as RS or as SS reach the same tensor utilisation (91.5% vs 91.1%), and the model lowers fragment ops as bursts, calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                },
             },
             tma: Tma {
                 extra_latency_cycles: Param::new(
@@ -777,6 +835,9 @@ impl Machine {
                     fixed_cycles: Param::new(54, src::ASSUMED_HOPPER),
                 },
                 mma_sync_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
+                interference: TensorInterference::none(
+                    "not measured on Blackwell (tcgen05 accumulators live in tensor memory, not registers): assumed none; to be calibrated: calibration/README.md",
+                ),
             },
             tma: Tma {
                 extra_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
@@ -963,6 +1024,12 @@ impl Machine {
         p!("tensor.latency.min_latency_cycles", self.tensor.latency.min_latency_cycles);
         p!("tensor.latency.fixed_cycles", self.tensor.latency.fixed_cycles);
         p!("tensor.mma_sync_latency_cycles", self.tensor.mma_sync_latency_cycles);
+        let i = &self.tensor.interference;
+        p!("tensor.interference.fma_interval_factor", i.fma_interval_factor);
+        p!("tensor.interference.alu_interval_factor", i.alu_interval_factor);
+        p!("tensor.interference.mufu_interval_factor", i.mufu_interval_factor);
+        p!("tensor.interference.shuffle_interval_factor", i.shuffle_interval_factor);
+        p!("tensor.interference.rs_delay_per_fma_instr", i.rs_delay_per_fma_instr);
         p!("tma.extra_latency_cycles", self.tma.extra_latency_cycles);
         p!("tma.miss_extra_latency_cycles", self.tma.miss_extra_latency_cycles);
         p!("tma.bytes_per_clk_per_sm", self.tma.bytes_per_clk_per_sm);

@@ -343,4 +343,81 @@ mod tests {
         assert!(names.iter().any(|n| n.starts_with("wait bar0[0]")), "{names:?}");
         assert!(trace.to_chrome_json().contains("\"process_name\""));
     }
+
+    /// A warpgroup issuing `groups` groups of 4 back-to-back `wgmma m64n128k16` (one group
+    /// in flight), as item 11 of calibration/README.md does.
+    fn wgmma_stream(groups: u32, a_in_registers: bool) -> MicroInstance {
+        let mma = Instr::Mma { issue: 6, instrs: 4, fma: 64 * 128 * 16, n: 128, dtype: DType::Bf16, a_in_registers };
+        let mut program: Vec<Instr> = (0..groups).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
+        program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+        MicroInstance { name: "wgmma", warps: 4, program }
+    }
+
+    #[test]
+    fn busy_tensor_cores_slow_the_other_pipes_as_measured() {
+        // Measured (calibration/results/interfere/interfere.log): while wgmma runs, ALU ops
+        // (F2FP, FMNMX) run at half rate and MUFU at 1/1.38; the tensor rate is unchanged.
+        let machine = h100();
+        for (pipe, n) in [(ExecPipe::Alu, 10_000u32), (ExecPipe::Mufu, 2_500)] {
+            let stream = MicroInstance { name: "stream", warps: 4, program: vec![exec(pipe, n, Dep::None)] };
+            let timing = Timing::new(&machine, 1.83);
+            let interval = timing.pipe(pipe).interval as f64;
+            let alone = run(&MicroKernel::new(vec![stream.clone()])).cycles as f64;
+            assert!((alone - f64::from(n) * interval).abs() < 0.01 * alone, "{pipe:?} alone: {alone} cycles");
+            // 40 groups keep the tensor cores busy for 40 x 4 x 64 = 10 240 cycles.
+            let busy = 10_240.0;
+            let both = run(&MicroKernel::new(vec![wgmma_stream(40, false), stream])).cycles as f64;
+            let factor = timing.tensor_busy_factor[pipe.index()];
+            let expected = busy + (f64::from(n) - busy / (interval * factor)) * interval;
+            assert!(
+                (both - expected).abs() < 0.02 * expected,
+                "{pipe:?} with wgmma: {both} cycles, expected {expected}"
+            );
+        }
+        // The tensor cores keep their rate next to a saturating ALU stream.
+        let alu = MicroInstance { name: "alu", warps: 4, program: vec![exec(ExecPipe::Alu, 2_000, Dep::None)] };
+        let report = run(&MicroKernel::new(vec![wgmma_stream(40, false), alu]));
+        let per_clk = 40.0 * 4.0 * (64 * 128 * 16) as f64 / report.cycles as f64;
+        assert!(per_clk > 0.97 * 2048.0, "{per_clk} FMA per clock");
+    }
+
+    #[test]
+    fn fma_traffic_delays_register_sourced_wgmma_when_configured() {
+        // Hopper ships with the delay off (see `tensor.interference.rs_delay_per_fma_instr`);
+        // with the burst-stream value on, FFMA streams slow an RS wgmma but not an SS one.
+        let mut machine = h100();
+        machine.tensor.interference.rs_delay_per_fma_instr.value = 0.25;
+        // 4 warps x 2000 FFMAs finish long before the 40 groups of wgmma (10 240 cycles), so
+        // the run ends with the last MMA; each FFMA under an RS wgmma costs it 0.25 cycles.
+        let ffmas = 4 * 2_000;
+        let time = |a_in_registers: bool, ffma: bool| {
+            let mut instances = vec![wgmma_stream(40, a_in_registers)];
+            if ffma {
+                let program = vec![exec(ExecPipe::Fma, ffmas / 4, Dep::None)];
+                instances.push(MicroInstance { name: "ffma", warps: 4, program });
+            }
+            match simulate_micro(&machine, &MicroKernel::new(instances), &SimOptions::default()) {
+                Ok(r) => r.cycles as f64,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let rs_delay = time(true, true) - time(true, false);
+        let expected = 0.25 * f64::from(ffmas);
+        assert!(
+            (rs_delay - expected).abs() < 0.05 * expected,
+            "RS wgmma delayed {rs_delay} cycles, expected {expected}"
+        );
+        let ss_delay = time(false, true) - time(false, false);
+        assert!(ss_delay.abs() < 10.0, "SS wgmma delayed {ss_delay} cycles");
+        // The shipped Hopper value is 0: no delay.
+        let plain = |ffma: bool| {
+            let mut instances = vec![wgmma_stream(40, true)];
+            if ffma {
+                let program = vec![exec(ExecPipe::Fma, ffmas / 4, Dep::None)];
+                instances.push(MicroInstance { name: "ffma", warps: 4, program });
+            }
+            run(&MicroKernel::new(instances)).cycles as f64
+        };
+        assert!((plain(true) - plain(false)).abs() < 10.0);
+    }
 }

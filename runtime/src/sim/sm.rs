@@ -16,6 +16,9 @@
 //! instruction's pipe of its sub-partition is free (each warp-instruction holds its pipe for
 //! the pipe's interval, `32 / lanes per sub-partition` cycles). Shared-memory accesses also
 //! need the SM's shared-memory port, which each access holds for `bytes / bandwidth` cycles.
+//! While the tensor cores have work queued, a counted instruction holds its pipe for the
+//! interval times the pipe's measured `tensor.interference` factor (H200: ALU x2, MUFU x1.38,
+//! shuffles x3.85, FMA x1.3; calibration/README.md item 11).
 //!
 //! **Schedulers.** Greedy-then-oldest (keep issuing from the warp that issued last while it
 //! stays eligible, else the oldest eligible warp) or loose round-robin (the first eligible
@@ -350,6 +353,8 @@ struct Smsp {
     /// Resident live warps, oldest first.
     warps: Vec<u32>,
     pipe_free: [u64; 4],
+    /// Fractional pipe cycles owed to tensor-core interference, per pipe.
+    pipe_debt: [f64; 4],
     /// The tensor-memory port is free from this cycle.
     tmem_free: f64,
     last_issued: Option<u32>,
@@ -409,6 +414,10 @@ pub(crate) struct Sm {
     events: BinaryHeap<Reverse<Event>>,
     seq: u64,
     tensor_free: f64,
+    /// Fractional tensor-core cycles owed to FMA-pipe interference with RS MMAs.
+    tensor_debt: f64,
+    /// `(start, end)` of queued MMAs that read A from registers, oldest first.
+    rs_windows: VecDeque<(f64, f64)>,
     tma: Server,
     smem_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
@@ -467,11 +476,19 @@ impl Sm {
             gates: vec![Gate::idle(0); slots * warps_per_cta],
             owners: env.shape.warp_owners(),
             smsps: (0..env.timing.sub_partitions)
-                .map(|_| Smsp { warps: Vec::new(), pipe_free: [0; 4], tmem_free: 0.0, last_issued: None })
+                .map(|_| Smsp {
+                    warps: Vec::new(),
+                    pipe_free: [0; 4],
+                    pipe_debt: [0.0; 4],
+                    tmem_free: 0.0,
+                    last_issued: None,
+                })
                 .collect(),
             events: BinaryHeap::new(),
             seq: 0,
             tensor_free: 0.0,
+            tensor_debt: 0.0,
+            rs_windows: VecDeque::new(),
             tma: Server::new(env.timing.tma_bytes_per_clk),
             smem_free: 0.0,
             wake_hint: NEVER,
@@ -923,6 +940,7 @@ impl Sm {
         match head {
             Instr::Exec { pipe, dep, .. } => {
                 let start = self.start_on(smsp, pipe, t, 0, timing);
+                self.interfere(smsp, pipe, t, start, timing);
                 let latency = timing.pipe(pipe).latency;
                 let warp = &mut self.warps[w];
                 if dep == Dep::Chain {
@@ -1026,6 +1044,69 @@ impl Sm {
         start
     }
 
+    /// Tensor-core interference with a counted instruction on `pipe` of sub-partition `smsp`,
+    /// issued at `t` and started at `start` (`tensor.interference` of the machine): while the
+    /// tensor cores are busy the pipe is held longer, and an FMA-pipe instruction delays a
+    /// running MMA whose A operand is in registers.
+    fn interfere(&mut self, smsp: usize, pipe: ExecPipe, t: u64, start: u64, timing: &Timing) {
+        if (t as f64) >= self.tensor_free {
+            return;
+        }
+        let factor = timing.tensor_busy_factor[pipe.index()];
+        if factor > 1.0 {
+            let debt = &mut self.smsps[smsp].pipe_debt[pipe.index()];
+            *debt += timing.pipe(pipe).interval as f64 * (factor - 1.0);
+            let whole = debt.floor();
+            *debt -= whole;
+            self.smsps[smsp].pipe_free[pipe.index()] += whole as u64;
+            self.stats.pipe_busy[pipe.index()] += whole as u64;
+        }
+        if pipe == ExecPipe::Fma && timing.rs_delay_per_fma_instr > 0.0 && self.rs_running(start as f64) {
+            self.delay_tensor(start, timing.rs_delay_per_fma_instr);
+        }
+    }
+
+    /// Whether an MMA with A in registers occupies the tensor cores at `at`.
+    fn rs_running(&mut self, at: f64) -> bool {
+        while self.rs_windows.front().is_some_and(|&(_, end)| end <= at) {
+            self.rs_windows.pop_front();
+        }
+        self.rs_windows.iter().any(|&(start, end)| start <= at && at < end)
+    }
+
+    /// Delays all tensor-core work not finished by `at` by `cycles` (accumulated until whole).
+    fn delay_tensor(&mut self, at: u64, cycles: f64) {
+        self.tensor_debt += cycles;
+        let shift = self.tensor_debt.floor();
+        if shift < 1.0 {
+            return;
+        }
+        self.tensor_debt -= shift;
+        self.tensor_free += shift;
+        let at_f = at as f64;
+        for slot in &mut self.slots {
+            for inst in &mut slot.instances {
+                for done in inst.mma_done.iter_mut().rev() {
+                    if *done <= at {
+                        break;
+                    }
+                    *done += shift as u64;
+                }
+                if inst.mma_tail > at_f {
+                    inst.mma_tail += shift;
+                }
+            }
+        }
+        for w in &mut self.rs_windows {
+            if w.1 > at_f {
+                w.1 += shift;
+                if w.0 > at_f {
+                    w.0 += shift;
+                }
+            }
+        }
+    }
+
     /// Exits warp `w` if it has nothing left to run.
     fn maybe_exit(&mut self, w: usize, t: u64) -> Result<(), SimError> {
         let warp = &self.warps[w];
@@ -1082,6 +1163,7 @@ impl Sm {
         let traced = self.slots[slot].traced;
         match instr {
             Instr::Mma { instrs, fma, n, dtype, .. } | Instr::Umma { instrs, fma, n, dtype } => {
+                let a_in_registers = matches!(instr, Instr::Mma { a_in_registers: true, .. });
                 let occupancy = fma as f64 / timing.tensor_rate(dtype);
                 let latency = (timing.mma_latency(n) as f64).max(occupancy);
                 let first_start = self.tensor_free.max(t as f64);
@@ -1092,6 +1174,9 @@ impl Sm {
                     done = start + latency;
                 }
                 self.stats.tensor_busy += occupancy * f64::from(instrs);
+                if a_in_registers {
+                    self.rs_windows.push_back((first_start, self.tensor_free));
+                }
                 self.stats.mma_fma += fma * u64::from(instrs);
                 let state = &mut self.slots[slot].instances[instance];
                 state.mma_tail = state.mma_tail.max(done);

@@ -113,6 +113,11 @@ pub struct Timing {
     pub mbarrier_wake: u64,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
     pub named_barrier: u64,
+    /// Per pipe ([`ExecPipe::index`]), the factor on its interval while the tensor cores
+    /// are busy (the LSU entry applies to counted LSU instructions: shuffles).
+    pub tensor_busy_factor: [f64; 4],
+    /// Tensor-core cycles lost per FMA-pipe warp-instruction while an RS MMA runs.
+    pub rs_delay_per_fma_instr: f64,
 }
 
 impl Timing {
@@ -161,6 +166,13 @@ impl Timing {
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
+            tensor_busy_factor: [
+                t.interference.fma_interval_factor.value.max(1.0),
+                t.interference.alu_interval_factor.value.max(1.0),
+                t.interference.mufu_interval_factor.value.max(1.0),
+                t.interference.shuffle_interval_factor.value.max(1.0),
+            ],
+            rs_delay_per_fma_instr: t.interference.rs_delay_per_fma_instr.value.max(0.0),
         }
     }
 
@@ -215,5 +227,9 @@ mod tests {
         assert_eq!(b200.mma_kind, MmaKind::SingleThread);
         assert!(b200.tmem.is_some());
         assert!((t.hbm_bytes_per_clk - 3.35e12 / 1.83e9).abs() < 1e-6);
+        // Calibrated tensor-core interference (calibration/results/interfere/interfere.log).
+        assert_eq!(t.tensor_busy_factor, [1.30, 2.0, 1.38, 3.85]);
+        assert_eq!(t.rs_delay_per_fma_instr, 0.0);
+        assert_eq!(b200.tensor_busy_factor, [1.0; 4]);
     }
 }
