@@ -17,12 +17,11 @@
 //! the rescale when no row max grew, a data-dependent branch this model does not take).
 
 use warpspec::Grid;
-use warpspec::dsl::DType;
-use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::emu::{EmuError, EmuReport};
 use warpspec::report::SimReport;
 use warpspec::sim::{self, Machine, SimError, SimOptions};
 
-use super::{Problem, Tensors};
+use super::{Problem, Tensors, emulate};
 
 /// Stamps out the kernel for one element type and head dimension.
 macro_rules! fa4_kernel {
@@ -56,6 +55,11 @@ macro_rules! fa4_kernel {
                 pub causal: bool,
                 /// `log2(e) / sqrt(D)`.
                 pub scale_log2: f32,
+            }
+
+            /// The launch arguments of `problem` over tensors `t`.
+            pub fn args(problem: &crate::attention::Problem, t: crate::attention::Tensors<$elem>) -> Args {
+                Args { q: t.q, k: t.k, v: t.v, o: t.o, causal: problem.causal, scale_log2: problem.scale_log2() }
             }
 
             /// Shared and tensor memory of one CTA.
@@ -319,24 +323,11 @@ pub fn run(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(Vec<f3
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
             let t = Tensors::<$elem>::new(problem, q, k, v)?;
-            let args = $kernel::Args {
-                q: t.q,
-                k: t.k,
-                v: t.v,
-                o: t.o.clone(),
-                causal: problem.causal,
-                scale_log2: problem.scale_log2(),
-            };
-            let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
-            Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+            let out = t.o.clone();
+            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t), &out)
         }};
     }
-    match (problem.dtype, problem.head_dim) {
-        (DType::Bf16, 64) => launch!(fa4_bf16_d64, warpspec::bf16),
-        (DType::Bf16, _) => launch!(fa4_bf16_d128, warpspec::bf16),
-        (_, 64) => launch!(fa4_f16_d64, warpspec::f16),
-        _ => launch!(fa4_f16_d128, warpspec::f16),
-    }
+    by_format!(problem, launch, [fa4_bf16_d64, fa4_bf16_d128, fa4_f16_d64, fa4_f16_d128])
 }
 
 /// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic).
@@ -344,22 +335,9 @@ pub fn simulate(problem: &Problem, machine: &Machine, opts: &SimOptions) -> Resu
     problem.check()?;
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
-            let t = Tensors::<$elem>::shape_only(problem);
-            let args = $kernel::Args {
-                q: t.q,
-                k: t.k,
-                v: t.v,
-                o: t.o,
-                causal: problem.causal,
-                scale_log2: problem.scale_log2(),
-            };
+            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem));
             sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
         }};
     }
-    match (problem.dtype, problem.head_dim) {
-        (DType::Bf16, 64) => launch!(fa4_bf16_d64, warpspec::bf16),
-        (DType::Bf16, _) => launch!(fa4_bf16_d128, warpspec::bf16),
-        (_, 64) => launch!(fa4_f16_d64, warpspec::f16),
-        _ => launch!(fa4_f16_d128, warpspec::f16),
-    }
+    by_format!(problem, launch, [fa4_bf16_d64, fa4_bf16_d128, fa4_f16_d64, fa4_f16_d128])
 }

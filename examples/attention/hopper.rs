@@ -12,12 +12,11 @@
 //! Both can be switched off per launch ([`Variant`]) to measure what they are worth.
 
 use warpspec::Grid;
-use warpspec::dsl::DType;
-use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::emu::{EmuError, EmuReport};
 use warpspec::report::SimReport;
 use warpspec::sim::{self, Machine, SimError, SimOptions};
 
-use super::{Problem, Tensors};
+use super::{Problem, Tensors, emulate};
 
 /// Which scheduling techniques a launch uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +70,24 @@ macro_rules! fa3_kernel {
                 pub pingpong: bool,
                 /// Overlap of the softmax with the `P V` MMA.
                 pub overlap: bool,
+            }
+
+            /// The launch arguments of `problem` over tensors `t`, scheduled as `variant`.
+            pub fn args(
+                problem: &crate::attention::Problem,
+                t: crate::attention::Tensors<$elem>,
+                variant: crate::attention::hopper::Variant,
+            ) -> Args {
+                Args {
+                    q: t.q,
+                    k: t.k,
+                    v: t.v,
+                    o: t.o,
+                    causal: problem.causal,
+                    scale_log2: problem.scale_log2(),
+                    pingpong: variant.pingpong,
+                    overlap: variant.overlap,
+                }
             }
 
             /// Shared memory of one CTA.
@@ -296,6 +313,11 @@ macro_rules! flat_kernel {
                 pub scale_log2: f32,
             }
 
+            /// The launch arguments of `problem` over tensors `t`.
+            pub fn args(problem: &crate::attention::Problem, t: crate::attention::Tensors<$elem>) -> Args {
+                Args { q: t.q, k: t.k, v: t.v, o: t.o, causal: problem.causal, scale_log2: problem.scale_log2() }
+            }
+
             /// Shared memory of one CTA.
             #[shared]
             pub struct Smem {
@@ -441,26 +463,11 @@ pub fn run(
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
             let t = Tensors::<$elem>::new(problem, q, k, v)?;
-            let args = $kernel::Args {
-                q: t.q,
-                k: t.k,
-                v: t.v,
-                o: t.o.clone(),
-                causal: problem.causal,
-                scale_log2: problem.scale_log2(),
-                pingpong: variant.pingpong,
-                overlap: variant.overlap,
-            };
-            let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
-            Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+            let out = t.o.clone();
+            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t, variant), &out)
         }};
     }
-    match (problem.dtype, problem.head_dim) {
-        (DType::Bf16, 64) => launch!(fa3_bf16_d64, warpspec::bf16),
-        (DType::Bf16, _) => launch!(fa3_bf16_d128, warpspec::bf16),
-        (_, 64) => launch!(fa3_f16_d64, warpspec::f16),
-        _ => launch!(fa3_f16_d128, warpspec::f16),
-    }
+    by_format!(problem, launch, [fa3_bf16_d64, fa3_bf16_d128, fa3_f16_d64, fa3_f16_d128])
 }
 
 /// Runs the non-specialized baseline matching `problem` on the emulator.
@@ -469,24 +476,11 @@ pub fn run_flat(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(V
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
             let t = Tensors::<$elem>::new(problem, q, k, v)?;
-            let args = $kernel::Args {
-                q: t.q,
-                k: t.k,
-                v: t.v,
-                o: t.o.clone(),
-                causal: problem.causal,
-                scale_log2: problem.scale_log2(),
-            };
-            let report = emu::run::<$kernel::Kernel>(grid(problem), &args)?;
-            Ok((t.o.to_f32_vec().unwrap_or_default(), report))
+            let out = t.o.clone();
+            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t), &out)
         }};
     }
-    match (problem.dtype, problem.head_dim) {
-        (DType::Bf16, 64) => launch!(flat_bf16_d64, warpspec::bf16),
-        (DType::Bf16, _) => launch!(flat_bf16_d128, warpspec::bf16),
-        (_, 64) => launch!(flat_f16_d64, warpspec::f16),
-        _ => launch!(flat_f16_d128, warpspec::f16),
-    }
+    by_format!(problem, launch, [flat_bf16_d64, flat_bf16_d128, flat_f16_d64, flat_f16_d128])
 }
 
 /// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic);
@@ -498,35 +492,20 @@ pub fn simulate(
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
     problem.check()?;
-    macro_rules! launch {
-        ($kernel:ident, $flat:ident, $elem:ty) => {{
-            let t = Tensors::<$elem>::shape_only(problem);
-            let (causal, scale_log2) = (problem.causal, problem.scale_log2());
-            match variant {
-                Some(variant) => {
-                    let args = $kernel::Args {
-                        q: t.q,
-                        k: t.k,
-                        v: t.v,
-                        o: t.o,
-                        causal,
-                        scale_log2,
-                        pingpong: variant.pingpong,
-                        overlap: variant.overlap,
-                    };
-                    sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
-                }
-                None => {
-                    let args = $flat::Args { q: t.q, k: t.k, v: t.v, o: t.o, causal, scale_log2 };
-                    sim::simulate::<$flat::Kernel>(machine, grid(problem), &args, opts)
-                }
-            }
+    macro_rules! specialized {
+        ($kernel:ident, $elem:ty) => {{
+            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem), variant.unwrap_or(Variant::FULL));
+            sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
         }};
     }
-    match (problem.dtype, problem.head_dim) {
-        (DType::Bf16, 64) => launch!(fa3_bf16_d64, flat_bf16_d64, warpspec::bf16),
-        (DType::Bf16, _) => launch!(fa3_bf16_d128, flat_bf16_d128, warpspec::bf16),
-        (_, 64) => launch!(fa3_f16_d64, flat_f16_d64, warpspec::f16),
-        _ => launch!(fa3_f16_d128, flat_f16_d128, warpspec::f16),
+    macro_rules! flat {
+        ($kernel:ident, $elem:ty) => {{
+            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem));
+            sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
+        }};
+    }
+    match variant {
+        Some(_) => by_format!(problem, specialized, [fa3_bf16_d64, fa3_bf16_d128, fa3_f16_d64, fa3_f16_d128]),
+        None => by_format!(problem, flat, [flat_bf16_d64, flat_bf16_d128, flat_f16_d64, flat_f16_d128]),
     }
 }

@@ -1,13 +1,28 @@
 //! Flash attention forward kernels and what they share: the problem description, host-side
 //! launch helpers and the f64 reference they are checked against.
 
+/// Expands `$launch!(kernel_module, element_type)` with the kernel of `$problem`'s format and
+/// head dimension, chosen among `[bf16 d64, bf16 d128, f16 d64, f16 d128]`. Defined before
+/// the kernel modules, which use it by textual scope.
+macro_rules! by_format {
+    ($problem:expr, $launch:ident, [$bf16_d64:ident, $bf16_d128:ident, $f16_d64:ident, $f16_d128:ident]) => {
+        match ($problem.dtype, $problem.head_dim) {
+            (warpspec::dsl::DType::Bf16, 64) => $launch!($bf16_d64, warpspec::bf16),
+            (warpspec::dsl::DType::Bf16, _) => $launch!($bf16_d128, warpspec::bf16),
+            (_, 64) => $launch!($f16_d64, warpspec::f16),
+            _ => $launch!($f16_d128, warpspec::f16),
+        }
+    };
+}
+
 pub mod blackwell;
 pub mod cli;
 pub mod hopper;
 pub mod reference;
 
-use warpspec::dsl::{DType, Element, Global};
-use warpspec::{LaunchError, bf16, f16};
+use warpspec::dsl::{DType, Element, Global, Kernel};
+use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::{Grid, LaunchError, bf16, f16};
 
 /// One attention forward problem: `O = softmax(Q Kᵀ / sqrt(d)) V` per batch and head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +116,17 @@ impl<T: Element> Tensors<T> {
             o: Global::shape_only(&shape),
         }
     }
+}
+
+/// Runs kernel `K` on the emulator and returns the output tensor `out` as `f32` with the
+/// report.
+pub(crate) fn emulate<K: Kernel, T: Element>(
+    grid: Grid,
+    args: &K::Params,
+    out: &Global<T>,
+) -> Result<(Vec<f32>, EmuReport), EmuError> {
+    let report = emu::run::<K>(grid, args)?;
+    Ok((out.to_f32_vec().unwrap_or_default(), report))
 }
 
 /// Rounds `values` to the problem's storage format.
