@@ -32,7 +32,6 @@
 mod cta;
 mod error;
 mod explore;
-mod mbarrier;
 mod monitor;
 mod race;
 mod schedule;
@@ -47,8 +46,8 @@ pub use error::{
     Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
 };
 pub use explore::{Exploration, ExploreFailure, ExploreReport, explore};
-pub use mbarrier::MBarrier;
 pub use schedule::Policy;
+pub use warpspec_hw::MBarrier;
 
 use crate::dsl::{Kernel, SmemBuffer};
 use crate::launch::{self, Grid};

@@ -29,9 +29,9 @@ use std::time::Duration;
 use super::error::{
     Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
 };
-use super::mbarrier::MBarrier;
 use super::race::{Access, Found, Races, Record};
 use crate::dsl::{AccessKind, BarrierSlot, Event, Fault, KernelSpec, Op, TileAccess, Wait, Who};
+use warpspec_hw::MBarrier;
 
 type Loc = &'static Location<'static>;
 

@@ -32,7 +32,7 @@
 //! memory system ([`super::memory`]); a load completes its bytes on its mbarrier when the
 //! data lands. A TMA store's source has been read when it leaves the TMA unit.
 //!
-//! **Barriers.** mbarriers follow [`crate::emu::MBarrier`]; a waiter sees a completed phase
+//! **Barriers.** mbarriers follow [`warpspec_hw::MBarrier`]; a waiter sees a completed phase
 //! `sync.mbarrier_wake_cycles` after the completing arrival or transaction. A named barrier
 //! releases its waiters `sync.named_barrier_cycles` after the last warp arrives. A wait is an
 //! instruction: testing it takes an issue slot; a warp whose wait cannot pass sleeps until
@@ -42,8 +42,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::dsl::{BarrierSlot, Wait};
-use crate::emu::MBarrier;
 use crate::report::{StallCycles, StallReason, TraceEvent};
+use warpspec_hw::MBarrier;
 
 use super::error::SimError;
 use super::lower::{Dep, Instr};
