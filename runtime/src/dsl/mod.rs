@@ -10,6 +10,9 @@ mod ops;
 mod sync;
 mod tile;
 
+#[cfg(test)]
+mod catalogue;
+
 pub use ctx::{Ctx, MmaGroup, StoreGroup};
 pub use element::{DType, Element, round_slice};
 pub use fragment::{Fragment, Registers, RowVec};
