@@ -1,0 +1,450 @@
+//! The meaning of DSL operations: a method call on the context, an endpoint, a token or a
+//! tile is resolved through the operation catalogue of `warpspec-ir` ([`Op::find`]), and its
+//! operands are read by the names the catalogue gives them ([`Operands`]).
+
+use syn::ExprMethodCall;
+use warpspec_ir::{Op, Receiver};
+
+use super::super::table::End;
+use super::run::Run;
+use super::trace::EventKind;
+use super::value::{Async, Owner, PipeState, TokState, Token, Val};
+use crate::model::TileShape;
+
+/// The operands of a resolved operation, read by their names in the catalogue.
+struct Operands<'v> {
+    /// The operation.
+    op: Op,
+    /// The values passed, and whether each was moved (a plain variable).
+    vals: &'v [(Val, bool)],
+}
+
+impl Operands<'_> {
+    /// Operand `name` (unknown when the call passed fewer operands).
+    fn get(&self, name: &str) -> Val {
+        let i = self.op.operand(name);
+        debug_assert!(i.is_some(), "the catalogue gives {:?} no operand `{name}`", self.op);
+        i.and_then(|i| self.vals.get(i)).map_or(Val::Unknown, |(v, _)| v.clone())
+    }
+}
+
+/// How a token is handed over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Handover {
+    /// `commit`.
+    Commit,
+    /// `release`.
+    Release,
+    /// `release_on_mma_completion`.
+    OnMma,
+}
+
+impl<'a> Run<'_, 'a> {
+    // ---- the context ----
+
+    /// An operation of the context: queries of the launch and the instance, TMA copies and
+    /// waits, MMAs; register math and synchronous copies have no protocol effect.
+    pub(super) fn ctx_method(&mut self, call: &ExprMethodCall, name: &str, args: &[(Val, bool)]) -> Val {
+        let Some(op) = Op::find(Receiver::Ctx, name) else {
+            // Not a method of `Ctx`: rustc rejects the call; its value is unknown.
+            return Val::Unknown;
+        };
+        let operands = Operands { op, vals: args };
+        match op {
+            Op::Instance => Val::Int(self.instance),
+            Op::Threads => {
+                Val::Int(self.an.model.roles.get(self.role).map_or(32, |r| i128::from(r.warps_per_instance) * 32))
+            }
+            Op::Args | Op::Block | Op::Grid | Op::HasData => Val::Atom(name.into()),
+            Op::TmaLoad => {
+                self.tma_load(call, &operands.get("dst"), &operands.get("on"));
+                Val::Unknown
+            }
+            Op::TmaStore => {
+                let site = self.site(call);
+                let reads = self.tile_of(&operands.get("src")).map(|(o, _)| o).into_iter().collect();
+                self.stores.push(Async { site, reads, done: false });
+                Val::Store(self.stores.len() - 1)
+            }
+            Op::StoreWait => {
+                let upto = match operands.get("group") {
+                    Val::Store(s) => s,
+                    _ => usize::MAX,
+                };
+                for (i, s) in self.stores.iter_mut().enumerate() {
+                    if i <= upto {
+                        s.done = true;
+                    }
+                }
+                Val::Unknown
+            }
+            Op::Wgmma | Op::WgmmaRs => {
+                let site = self.site(call);
+                self.check_warpgroup(site);
+                let reads = self.smem_operands(&operands);
+                self.mmas.push(Async { site, reads, done: false });
+                Val::Group(self.mmas.len() - 1)
+            }
+            Op::MmaWait => {
+                let site = self.site(call);
+                // Only a count the text decides can leave groups in flight.
+                let in_flight = match operands.get("in_flight") {
+                    Val::Int(k) => k.max(0),
+                    _ => 0,
+                };
+                let keep = usize::try_from(in_flight).unwrap_or(usize::MAX);
+                let complete = self.mmas.len().saturating_sub(keep);
+                if let Val::Group(g) = operands.get("group")
+                    && g >= complete
+                {
+                    self.report_mma_wait(call, site, g, in_flight);
+                }
+                for m in self.mmas.iter_mut().take(complete) {
+                    m.done = true;
+                }
+                self.last_mma_wait = Some((site, in_flight));
+                Val::Unknown
+            }
+            Op::Umma | Op::UmmaTs => {
+                let site = self.site(call);
+                let reads = self.smem_operands(&operands);
+                self.ummas.push(Async { site, reads, done: false });
+                Val::Unknown
+            }
+            // Registers, synchronous copies and register arithmetic: no barrier effect.
+            _ => Val::Unknown,
+        }
+    }
+
+    /// The shared-memory tiles an MMA reads: its `a` and `b` operands that are tiles (an `a`
+    /// in registers or tensor memory is not).
+    fn smem_operands(&self, operands: &Operands<'_>) -> Vec<Owner> {
+        let a = match operands.op {
+            Op::Wgmma | Op::Umma => Some(operands.get("a")),
+            _ => None,
+        };
+        a.into_iter().chain([operands.get("b")]).filter_map(|v| self.tile_of(&v)).map(|(o, _)| o).collect()
+    }
+
+    /// A TMA load of tile `dst` completing on `on`.
+    pub(super) fn tma_load(&mut self, call: &ExprMethodCall, dst: &Val, on: &Val) {
+        let site = self.site(call);
+        let loc = self.site_loc(site);
+        let dst = self.tile_of(dst);
+        let bytes = dst.and_then(|(_, s)| s).and_then(TileShape::bytes);
+        let dst_token = match dst {
+            Some((Owner::Token(t), _)) => Some(t),
+            _ => None,
+        };
+        let table = &self.an.table;
+        match on {
+            Val::Token(t) => {
+                let Some(tok) = self.tokens.get(*t).cloned() else {
+                    return self.abort("an operation on a value the checker lost track of");
+                };
+                let Some(pipe) = table.pipes.get(tok.pipe) else {
+                    return self.abort("an operation on a value the checker lost track of");
+                };
+                if !pipe.tma {
+                    let message = format!(
+                        "this TMA load of {} completes its bytes on a slot of `{}`, but `{}` is not a `tma` pipeline: its `commit` expects no transaction bytes, so the bytes land on a phase that does not expect them; declare it `#[pipeline(tma, ..)]`, or fill the slot with `cx.store`",
+                        self.who(),
+                        pipe.name,
+                        pipe.name
+                    );
+                    self.finding(format!("tma-untracked:{site}"), loc, message, &[pipe.full]);
+                }
+                let wrong = dst_token.filter(|d| d != t);
+                if let Some(d) = wrong {
+                    self.wrong_barrier(d, site, loc, &format!("another slot ({})", self.cite(tok.site)));
+                }
+                if let Some(tok) = self.tokens.get_mut(*t) {
+                    // After a wrong target the slot's byte count says nothing more.
+                    tok.loaded = tok.loaded.zip(bytes).and_then(|(a, b)| a.checked_add(b)).filter(|_| wrong.is_none());
+                    tok.loads.push((site, bytes));
+                }
+                // Where neither the tile's bytes nor the slot's are known, the run counts none
+                // on either side (`commit` below does the same).
+                match (bytes, pipe.tx) {
+                    (Some(b), Some(_)) => {
+                        self.event(EventKind::Tma { bar: pipe.full, index: tok.stage, bytes: b }, site)
+                    }
+                    (_, None) => self.event(EventKind::Tma { bar: pipe.full, index: tok.stage, bytes: 0 }, site),
+                    (None, Some(_)) => self.abort("a tile whose bytes the checker cannot evaluate"),
+                }
+            }
+            Val::TxOn(bar, index) => {
+                if let Some(d) = dst_token {
+                    let name = table.slot(*bar, *index);
+                    self.wrong_barrier(d, site, loc, &name);
+                }
+                self.trace.raw_tx.push((*bar, site));
+                match bytes {
+                    Some(b) => self.event(EventKind::Tma { bar: *bar, index: *index, bytes: b }, site),
+                    None => self.abort("a size or count the checker cannot evaluate"),
+                }
+            }
+            _ => self.abort("a TMA load onto a target the checker cannot follow"),
+        }
+    }
+
+    // ---- endpoints ----
+
+    /// An operation of endpoint `ep`: `acquire`, `commit`, `wait`, `release`, `arrive`,
+    /// `tx`, `sync`.
+    pub(super) fn endpoint_method(
+        &mut self,
+        call: &ExprMethodCall,
+        ep: usize,
+        name: &str,
+        args: &[(Val, bool)],
+    ) -> Val {
+        let Some(end) = self.an.table.end(self.an.model, self.role, ep) else { return Val::Unknown };
+        let receiver = match end {
+            End::Producer(_) => Some(Receiver::Producer),
+            End::Consumer(_) => Some(Receiver::Consumer),
+            End::Arriver(_) => Some(Receiver::Arriver),
+            End::Waiter(_) => Some(Receiver::Waiter),
+            End::Named(_) => Some(Receiver::Named),
+            End::Buffer(_) => None,
+        };
+        let Some(op) = receiver.and_then(|r| Op::find(r, name)) else {
+            // Not an operation of this end (rustc reports it): what it takes is gone.
+            self.escape_all(args);
+            return Val::Unknown;
+        };
+        let operands = Operands { op, vals: args };
+        match (end, op) {
+            (End::Producer(p), Op::Acquire) => self.take(call, ep, p, true),
+            (End::Consumer(p), Op::ConsumerWait) => self.take(call, ep, p, false),
+            (End::Producer(p), Op::Commit) => {
+                self.hand_over(call, p, &operands.get("slot_token"), Handover::Commit);
+                Val::Unknown
+            }
+            (End::Consumer(p), Op::Release) => {
+                self.hand_over(call, p, &operands.get("full"), Handover::Release);
+                Val::Unknown
+            }
+            (End::Consumer(p), Op::ReleaseOnMmaCompletion) => {
+                self.hand_over(call, p, &operands.get("full"), Handover::OnMma);
+                Val::Unknown
+            }
+            (End::Arriver(b), Op::Arrive | Op::ArriveExpectTx | Op::ArriveOnMmaCompletion) => {
+                let site = self.site(call);
+                let Some(index) = self.index(b, &operands.get("index"), site) else { return Val::Unknown };
+                let tx = if op == Op::ArriveExpectTx {
+                    match self.num(&operands.get("bytes")) {
+                        Some((bytes, _)) => {
+                            self.trace.expects.push(b);
+                            bytes
+                        }
+                        None => {
+                            self.abort("a transaction byte count the checker cannot evaluate");
+                            0
+                        }
+                    }
+                } else {
+                    0
+                };
+                if op != Op::ArriveOnMmaCompletion {
+                    self.check_raw_handback(b, index, site);
+                }
+                self.event(EventKind::Arrive { bar: b, index, tx }, site);
+                Val::Unknown
+            }
+            (End::Arriver(b), Op::Tx) => {
+                let site = self.site(call);
+                match self.index(b, &operands.get("index"), site) {
+                    Some(index) => Val::TxOn(b, index),
+                    None => Val::Unknown,
+                }
+            }
+            (End::Waiter(b), Op::WaitParity) => {
+                let site = self.site(call);
+                let Some(index) = self.index(b, &operands.get("index"), site) else { return Val::Unknown };
+                match self.num(&operands.get("parity")) {
+                    Some((parity, _)) => {
+                        self.event(EventKind::Wait { bar: b, index, parity: (parity & 1) as u8 }, site)
+                    }
+                    None => self.abort("a size or count the checker cannot evaluate"),
+                }
+                Val::Unknown
+            }
+            (End::Named(n), Op::Sync) => {
+                let site = self.site(call);
+                self.event(EventKind::Sync { named: n }, site);
+                Val::Unknown
+            }
+            (End::Named(n), Op::NamedArrive) => {
+                let site = self.site(call);
+                self.event(EventKind::NamedArrive { named: n }, site);
+                Val::Unknown
+            }
+            // A ring position (`state`): no barrier effect; what it takes is gone.
+            _ => {
+                self.escape_all(args);
+                Val::Unknown
+            }
+        }
+    }
+
+    /// Every argument moves where the checker cannot follow.
+    pub(super) fn escape_all(&mut self, args: &[(Val, bool)]) {
+        for (v, by_value) in args {
+            self.escape(v, *by_value);
+        }
+    }
+
+    /// The stage index an operation on plain bar `b` uses, checked against its length.
+    pub(super) fn index(&mut self, b: usize, v: &Val, site: usize) -> Option<usize> {
+        let Some((i, exact)) = self.num(v) else {
+            self.abort("a barrier index the checker cannot evaluate");
+            return None;
+        };
+        let Some(bar) = self.an.table.bars.get(b) else {
+            self.abort("an unknown barrier");
+            return None;
+        };
+        let len = bar.len.and_then(|l| i128::try_from(l).ok());
+        let in_range = i >= 0 && len.is_none_or(|l| i < l);
+        if !in_range {
+            if exact {
+                self.report_range(b, i, len, site);
+            }
+            self.abort("a barrier index out of range");
+            return None;
+        }
+        usize::try_from(i).ok()
+    }
+
+    /// The ring position of endpoint `ep` (a producer starts at parity 1, a consumer at 0).
+    pub(super) fn pipe_state(&mut self, ep: usize, p: usize, producer: bool) -> Option<PipeState> {
+        if let Some(s) = self.pipes.get(&ep) {
+            return Some(*s);
+        }
+        let stages = self.an.table.pipes.get(p)?.stages?;
+        let state = PipeState { index: 0, phase: u8::from(producer), stages };
+        self.pipes.insert(ep, state);
+        Some(state)
+    }
+
+    /// `acquire` (producer) or `wait` (consumer): a wait, and a new token.
+    pub(super) fn take(&mut self, call: &ExprMethodCall, ep: usize, p: usize, producer: bool) -> Val {
+        let site = self.site(call);
+        let Some(state) = self.pipe_state(ep, p, producer) else {
+            self.abort("a pipeline whose stage count the checker cannot evaluate");
+            return Val::Unknown;
+        };
+        let Some(pipe) = self.an.table.pipes.get(p) else { return Val::Unknown };
+        let bar = if producer { pipe.empty } else { pipe.full };
+        self.event(EventKind::Wait { bar, index: state.index, parity: state.phase }, site);
+        let mut next = state;
+        next.index += 1;
+        if next.index >= next.stages {
+            next.index = 0;
+            next.phase ^= 1;
+        }
+        self.pipes.insert(ep, next);
+        self.tokens.push(Token {
+            pipe: p,
+            producer,
+            stage: state.index,
+            site,
+            ep,
+            loaded: Some(0),
+            loads: Vec::new(),
+            state: TokState::Live,
+        });
+        let t = self.tokens.len() - 1;
+        self.live.push(t);
+        Val::Token(t)
+    }
+
+    /// `commit`, `release` or `release_on_mma_completion` of a token.
+    pub(super) fn hand_over(&mut self, call: &ExprMethodCall, p: usize, token: &Val, how: Handover) {
+        let site = self.site(call);
+        let loc = self.site_loc(site);
+        let Val::Token(t) = token else { return self.abort("an operation on a value the checker lost track of") };
+        let Some(tok) = self.tokens.get(*t).cloned() else {
+            return self.abort("an operation on a value the checker lost track of");
+        };
+        let Some(pipe) = self.an.table.pipes.get(tok.pipe) else {
+            return self.abort("an operation on a value the checker lost track of");
+        };
+        if tok.pipe != p || tok.state != TokState::Live {
+            return self.abort("an operation on a value the checker lost track of");
+        }
+        self.check_pending(Owner::Token(*t), how, site, loc, &[pipe.full, pipe.empty]);
+        let mut tx = 0;
+        if how == Handover::Commit && pipe.tma {
+            tx = pipe.tx.unwrap_or(0);
+            self.check_tx(&tok, tok.pipe, site, loc);
+        }
+        let bar = if how == Handover::Commit { pipe.full } else { pipe.empty };
+        if let Some(tok) = self.tokens.get_mut(*t) {
+            tok.state = TokState::Done;
+        }
+        self.live.retain(|x| x != t);
+        self.event(EventKind::Arrive { bar, index: tok.stage, tx }, site);
+    }
+
+    // ---- tokens ----
+
+    /// Methods of a token: its stage, and the tiles of the slot it holds.
+    pub(super) fn token_method(&self, t: usize, name: &str) -> Val {
+        let Some(tok) = self.tokens.get(t) else { return Val::Unknown };
+        let receiver = if tok.producer { Receiver::Slot } else { Receiver::Full };
+        if let Some(Op::SlotStage | Op::FullStage) = Op::find(receiver, name) {
+            return Val::Int(i128::try_from(tok.stage).unwrap_or(0));
+        }
+        // The stage's guarded buffers, by the names of the views the macro generates.
+        let model = self.an.model;
+        let field = self
+            .an
+            .table
+            .pipes
+            .get(tok.pipe)
+            .and_then(|p| p.guards.iter().copied().find(|&f| model.fields.get(f).is_some_and(|f| f.name == name)));
+        match field {
+            Some(f) => {
+                let shape = model.fields.get(f).and_then(|f| model.unit_shape(&f.stage_ty));
+                Val::Tile(Owner::Token(t), shape)
+            }
+            None => Val::Unknown,
+        }
+    }
+
+    /// The tile shape of unguarded buffer `f`.
+    pub(super) fn buffer_shape(&self, f: usize) -> Option<TileShape> {
+        let model = self.an.model;
+        model.fields.get(f).and_then(|f| model.unit_shape(&f.ty))
+    }
+
+    /// A value as a tile operand: its owner and shape.
+    pub(super) fn tile_of(&self, v: &Val) -> Option<(Owner, Option<TileShape>)> {
+        match v {
+            Val::Tile(o, s) => Some((*o, *s)),
+            Val::Buffer(f) => Some((Owner::Buffer(*f), self.buffer_shape(*f))),
+            _ => None,
+        }
+    }
+
+    // ---- tiles ----
+
+    /// A method of a tile or view: the view operations of the catalogue narrow or keep the
+    /// shape; other methods give an unknown value.
+    pub(super) fn view_method(&self, call: &ExprMethodCall, owner: Owner, shape: Option<TileShape>, name: &str) -> Val {
+        let consts = &self.an.model.consts;
+        let turbofish = || call.turbofish.as_ref().and_then(|t| t.args.first()).and_then(|a| consts.eval_generic(a));
+        match Op::find(Receiver::Tile, name).or_else(|| Op::find(Receiver::TileRef, name)) {
+            Some(Op::TileRows | Op::RefRows) => {
+                Val::Tile(owner, shape.zip(turbofish()).map(|(s, rows)| TileShape { rows, ..s }))
+            }
+            Some(Op::TileCols | Op::RefCols) => {
+                Val::Tile(owner, shape.zip(turbofish()).map(|(s, cols)| TileShape { cols, ..s }))
+            }
+            Some(Op::TileView | Op::TileT | Op::RefT) => Val::Tile(owner, shape),
+            _ => Val::Unknown,
+        }
+    }
+}

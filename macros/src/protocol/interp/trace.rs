@@ -1,0 +1,115 @@
+//! What a run produces and what it assumes: the interface the simulation ([`super::super::sim`])
+//! reads.
+
+use std::collections::HashMap;
+
+use crate::errors::Loc;
+
+/// What one run of the checker assumes about values the text does not decide.
+#[derive(Clone, Debug, Default)]
+pub struct Scenario {
+    /// The trip count of every loop whose count is not in the text, and the value of every
+    /// integer atom.
+    pub v: i128,
+    /// The arm each undecided condition takes, by the condition's name (0 = false).
+    pub choices: HashMap<String, usize>,
+}
+
+/// A barrier operation as one role instance performs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// `mbarrier.try_wait.parity`.
+    Wait {
+        /// The bar.
+        bar: usize,
+        /// Its stage.
+        index: usize,
+        /// The parity waited for.
+        parity: u8,
+    },
+    /// `mbarrier.arrive`, expecting transaction bytes.
+    Arrive {
+        /// The bar.
+        bar: usize,
+        /// Its stage.
+        index: usize,
+        /// Transaction bytes expected (0 for a plain arrive).
+        tx: i128,
+    },
+    /// A TMA load completing its bytes.
+    Tma {
+        /// The bar.
+        bar: usize,
+        /// Its stage.
+        index: usize,
+        /// Bytes copied.
+        bytes: i128,
+    },
+    /// `bar.sync` on a named barrier.
+    Sync {
+        /// The named barrier.
+        named: usize,
+    },
+    /// `bar.arrive` on a named barrier.
+    NamedArrive {
+        /// The named barrier.
+        named: usize,
+    },
+}
+
+/// One operation of a trace: what, where (the site), and how many times the instance had
+/// performed that site before (`visit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The operation.
+    pub kind: EventKind,
+    /// Its site.
+    pub site: usize,
+    /// Earlier performances of the site by the same instance.
+    pub visit: u32,
+}
+
+/// What a skipped arm would have signalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// An arrive on bar `0`.
+    Bar(usize),
+    /// A use of named barrier `0`.
+    Named(usize),
+}
+
+/// A condition the scenario decided, with the signals of the arms not taken.
+pub struct Decision {
+    /// The condition's span.
+    pub loc: Loc,
+    /// What was assumed: "`args.flag` is false".
+    pub what: String,
+    /// Signals in the arms not taken, with how they read.
+    pub skipped: Vec<(Signal, String)>,
+    /// Whether the arm taken leaves a loop or the function (skipping what follows).
+    pub exits: bool,
+}
+
+/// One role instance's run.
+pub struct Trace {
+    /// The role.
+    pub role: usize,
+    /// The instance.
+    pub instance: usize,
+    /// Its barrier operations in program order.
+    pub events: Vec<Event>,
+    /// Where it returned early, if it did.
+    pub exit: Option<Loc>,
+    /// Scenario decisions that skipped signals.
+    pub decisions: Vec<Decision>,
+    /// Why the run could not be followed to its end (the trace is then partial).
+    pub aborted: Option<&'static str>,
+    /// Conditions met that the scenario did not decide, with their arm counts.
+    pub discovered: Vec<(String, usize)>,
+    /// TMA loads onto plain barriers: (bar, site).
+    pub raw_tx: Vec<(usize, usize)>,
+    /// Plain barriers this instance expects transaction bytes on.
+    pub expects: Vec<usize>,
+    /// Whether a loop's trip count came from the scenario (a size or an open loop).
+    pub sized: bool,
+}
