@@ -444,7 +444,10 @@ impl<'a> Run<'_, 'a> {
                 Val::Tile(owner, shape.zip(turbofish()).map(|(s, cols)| TileShape { cols, ..s }))
             }
             Some(Op::TileView | Op::TileT | Op::RefT) => Val::Tile(owner, shape),
-            _ => Val::Unknown,
+            // `bytes`, `dtype`: a value of the tile's type, not a tile.
+            Some(_) => Val::Unknown,
+            // Not a tile method (a ring's `stage`, or one rustc rejects): nothing known.
+            None => Val::Unknown,
         }
     }
 }
