@@ -6,7 +6,8 @@
 //! launches a kernel that waits on a barrier nobody arrives on to show the timeout report.
 //! Exit status 0 only when both forms are correct and the hang is reported.
 //!
-//! Run: `cargo run --release -p warpspec --example gpu_smoke` on a machine with an H100/H200.
+//! Run: `cargo run --release -p warpspec --example gpu_smoke` on a machine with an H100/H200;
+//! with `GPU_SMOKE_CUBIN=path` it also writes the CUBIN (for `cuobjdump --dump-sass`).
 
 use half::bf16;
 use rand::{Rng, SeedableRng};
@@ -57,6 +58,10 @@ fn run() -> Result<bool, GpuError> {
     }
     // With setmaxnreg, ptxas reports the largest per-warpgroup limit (the consumer's 232).
     res.check(&ResourceBudget::strict(232))?;
+    if let Some(path) = std::env::var_os("GPU_SMOKE_CUBIN") {
+        std::fs::write(&path, &compiled.cubin)
+            .map_err(|e| GpuError::InvalidArgument(format!("cannot write {}: {e}", path.to_string_lossy())))?;
+    }
     let module = gpu.load(compiled)?;
     let kernel = gpu.kernel(&module, "gemm_smoke")?;
 
