@@ -19,6 +19,16 @@ pub struct Module {
     pub compiled: Arc<Compiled>,
 }
 
+// SAFETY: module and function handles are plain driver handles, valid from any thread once
+// the context is current there, which every use binds first.
+unsafe impl Send for Module {}
+// SAFETY: as above; `Module` has no interior mutability.
+unsafe impl Sync for Module {}
+// SAFETY: as for `Module`.
+unsafe impl Send for Kernel {}
+// SAFETY: as for `Module`.
+unsafe impl Sync for Kernel {}
+
 impl Drop for Module {
     fn drop(&mut self) {
         if self.inner.is_poisoned() || self.inner.bind().is_err() {

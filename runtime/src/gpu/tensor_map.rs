@@ -122,7 +122,7 @@ impl TensorMapSpec {
                 self.box_dims.len()
             ));
         }
-        if address % 16 != 0 {
+        if !address.is_multiple_of(16) {
             return bad(format!("global address {address:#x} is not 16-byte aligned"));
         }
         if let Some(i) = self.dims.iter().position(|&d| d == 0 || d > 1 << 32) {
@@ -130,7 +130,7 @@ impl TensorMapSpec {
         }
         let mut span = self.dims[0] * self.elem.bytes();
         for (i, &s) in self.strides.iter().enumerate() {
-            if s % 16 != 0 || s >= 1 << 40 {
+            if !s.is_multiple_of(16) || s >= 1 << 40 {
                 return bad(format!("stride {} is {s} bytes; it must be a multiple of 16 below 2^40", i + 1));
             }
             if s < span {
@@ -150,7 +150,7 @@ impl TensorMapSpec {
             }
         }
         let inner = u64::from(self.box_dims[0]) * self.elem.bytes();
-        if inner % 16 != 0 {
+        if !inner.is_multiple_of(16) {
             return bad(format!("the box's inner extent is {inner} bytes; it must be a multiple of 16"));
         }
         if let Some(max) = self.swizzle.span()
