@@ -143,7 +143,7 @@ impl Gpu {
         unsafe { result::memset_d8_sync(buf.ptr, value, buf.byte_len()) }.map_err(|e| driver_err("cuMemsetD8", e))
     }
 
-    /// Copies `buf` back to the host. Call after [`Gpu::wait`] so the kernel has finished.
+    /// Copies `buf` back to the host. Call after [`super::Pending::wait`] so the kernel has finished.
     pub fn download<T: Copy + Default>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>, GpuError> {
         self.inner.check_usable()?;
         self.inner.bind()?;

@@ -5,7 +5,7 @@
 //! [`GpuError::LibraryMissing`] instead of panicking.
 //!
 //! - [`probe`]: is the driver / NVRTC there?
-//! - [`compile`]: CUDA C++ -> CUBIN for [`Arch::Sm90a`] or [`Arch::Sm100a`], cached by hash.
+//! - [`mod@compile`]: CUDA C++ -> CUBIN for [`Arch::Sm90a`] or [`Arch::Sm100a`], cached by hash.
 //! - [`resources`]: registers, spills, stack and shared memory per kernel, and budgets.
 //! - [`device_lib`]: the `ws::` wrappers the generated code calls (`device.cuh` + wgmma variants).
 //! - [`tensor_map`]: validated `cuTensorMapEncodeTiled`.
