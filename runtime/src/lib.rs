@@ -10,6 +10,7 @@
 
 pub mod dsl;
 pub mod emu;
+pub mod gpu;
 pub mod launch;
 pub mod report;
 pub mod sim;
