@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+use warpspec_hw::CtaLimits;
+
 /// Marker carried in the source of every value that is a guess awaiting measurement.
 ///
 /// A [`Param`] whose source contains this text has no public number behind it; its value is
@@ -949,6 +951,16 @@ impl Machine {
         match &self.tensor.issue {
             MmaIssue::WarpgroupWgmma { .. } => None,
             MmaIssue::SingleThreadTcgen05 { tmem, .. } => Some(tmem),
+        }
+    }
+
+    /// What one CTA may use on this machine, for launch checks.
+    pub fn cta_limits(&self) -> CtaLimits {
+        CtaLimits {
+            smem_per_cta_bytes: self.smem.max_per_cta_bytes.value,
+            threads_per_cta: self.limits.threads_per_cta.value,
+            registers_per_sm: self.registers.max_regs_per_cta.value,
+            tmem_columns: self.tensor_memory().map_or(0, |t| t.columns.value),
         }
     }
 
