@@ -472,4 +472,26 @@ mod tests {
         static BIG: [RoleSpec; 1] = [role("w", 3, 4, 256)];
         assert!(matches!(kernel_occupancy(&h100, &spec(&BIG, 0)), Err(SimError::Occupancy { .. })));
     }
+
+    #[test]
+    fn launches_are_checked_against_the_machine_given() {
+        static ROLES: [RoleSpec; 1] = [role("w", 1, 4, 32)];
+        static SPEC: KernelSpec = spec(&ROLES, 200 * 1024);
+        static HUGE_ROLES: [RoleSpec; 1] = [role("w", 9, 4, 32)];
+        static HUGE: KernelSpec = spec(&HUGE_ROLES, 0);
+        let one = Grid::new(1, 1, 1);
+        let mut machine = Machine::h200();
+        assert!(check_launch(&SPEC, &one, &machine.cta_limits()).is_ok());
+        machine.smem.max_per_cta_bytes.value = 100 * 1024;
+        let err = check_launch(&SPEC, &one, &machine.cta_limits());
+        assert!(matches!(err, Err(LaunchError::SharedMemory { limit: 102_400, .. })), "{err:?}");
+        assert!(matches!(
+            check_launch(&HUGE, &one, &machine.cta_limits()),
+            Err(LaunchError::Threads { threads: 1152, .. })
+        ));
+        assert!(matches!(
+            check_launch(&SPEC, &Grid::new(0, 1, 1), &machine.cta_limits()),
+            Err(LaunchError::EmptyGrid { .. })
+        ));
+    }
 }
