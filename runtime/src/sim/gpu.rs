@@ -37,7 +37,7 @@ use super::machine::Machine;
 use super::memory::MemorySystem;
 use super::occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
 use super::options::{Progress, SimOptions};
-use super::sm::{CtaShape, Driver, Env, Sm};
+use super::sm::{CtaShape, Driver, Env, Place, Sm};
 use super::timing::{ExecPipe, Timing};
 
 /// Grids larger than this are refused: the simulator keeps a small record per CTA.
@@ -175,11 +175,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
-    fn launch(&mut self, sm: usize, resident: usize) -> Option<usize> {
+    fn launch(&mut self, place: Place) -> Option<usize> {
         let cta = self.next;
         let cell = self.cells.get(cta)?;
         self.next += 1;
-        let index = sm * self.ctas_per_sm + resident;
+        let index = self.index(place);
         let backend = &self.backends[index];
         backend.clear_release();
         backend.drain_into(&mut Vec::new());
@@ -195,15 +195,8 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         Some(cta)
     }
 
-    fn resume(
-        &mut self,
-        sm: usize,
-        resident: usize,
-        instance: usize,
-        release: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<bool, SimError> {
-        let index = sm * self.ctas_per_sm + resident;
+    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
+        let index = self.index(place);
         let backend = &self.backends[index];
         let Some(future) = self.futures[index].get_mut(instance).and_then(Option::as_mut) else { return Ok(true) };
         if release {
@@ -247,8 +240,9 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         Ok(done)
     }
 
-    fn retire(&mut self, sm: usize, resident: usize) {
-        self.futures[sm * self.ctas_per_sm + resident].clear();
+    fn retire(&mut self, place: Place) {
+        let index = self.index(place);
+        self.futures[index].clear();
     }
 
     fn block(&self, cta: usize) -> [u32; 3] {
@@ -257,6 +251,11 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
 }
 
 impl<K: Kernel> KernelDriver<'_, K> {
+    /// The index of `place` among all resident CTAs (SM-major).
+    fn index(&self, place: Place) -> usize {
+        place.sm * self.ctas_per_sm + place.resident
+    }
+
     /// `blockIdx` of resident CTA `index` (SM-major).
     fn resident_block(&self, index: usize) -> [u32; 3] {
         self.grid.block(self.resident_cta[index])

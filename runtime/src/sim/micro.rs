@@ -11,7 +11,7 @@ use super::lower::Instr;
 use super::machine::Machine;
 use super::occupancy::{BlockResources, occupancy};
 use super::options::SimOptions;
-use super::sm::{BarrierShape, CtaShape, Driver, InstanceShape, NamedShape};
+use super::sm::{BarrierShape, CtaShape, Driver, InstanceShape, NamedShape, Place};
 use super::timing::Timing;
 
 /// One instance of a micro-benchmark CTA: `warps` warps (1, or 4 for a warpgroup) that all
@@ -109,28 +109,21 @@ struct MicroDriver<'k> {
 }
 
 impl Driver for MicroDriver<'_> {
-    fn launch(&mut self, _sm: usize, _resident: usize) -> Option<usize> {
+    fn launch(&mut self, _place: Place) -> Option<usize> {
         (self.next < self.kernel.ctas).then(|| {
             self.next += 1;
             self.next - 1
         })
     }
 
-    fn resume(
-        &mut self,
-        _sm: usize,
-        _resident: usize,
-        instance: usize,
-        release: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<bool, SimError> {
+    fn resume(&mut self, _: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
         if !release && let Some(inst) = self.kernel.instances.get(instance) {
             out.extend_from_slice(&inst.program);
         }
         Ok(true)
     }
 
-    fn retire(&mut self, _sm: usize, _resident: usize) {}
+    fn retire(&mut self, _place: Place) {}
 
     fn block(&self, cta: usize) -> [u32; 3] {
         [cta as u32, 0, 0]

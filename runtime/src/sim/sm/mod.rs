@@ -78,25 +78,26 @@ use warp::{Gate, Warp};
 /// A cycle that never comes.
 pub(crate) const NEVER: u64 = u64::MAX;
 
-/// Runs the role programs of the CTAs placed on the SMs. A CTA's place on an SM (0 up to
-/// the occupancy) is its *resident* index.
+/// Where a CTA runs: an SM, and its place among the CTAs resident on that SM (0 up to the
+/// occupancy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The SM.
+    pub sm: usize,
+    /// The CTA's resident index on it.
+    pub resident: usize,
+}
+
+/// Runs the role programs of the CTAs placed on the SMs.
 pub(crate) trait Driver {
-    /// Starts the next CTA of the grid, if any, at `resident` of SM `sm`; returns its
-    /// linear index.
-    fn launch(&mut self, sm: usize, resident: usize) -> Option<usize>;
-    /// Runs instance `instance` of the CTA at (`sm`, `resident`) to its next wait (`release`:
-    /// past the wait it is suspended in), appending its new instructions to `out`. Returns
-    /// whether the instance's program has finished.
-    fn resume(
-        &mut self,
-        sm: usize,
-        resident: usize,
-        instance: usize,
-        release: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<bool, SimError>;
-    /// The CTA at (`sm`, `resident`) has retired.
-    fn retire(&mut self, sm: usize, resident: usize);
+    /// Starts the next CTA of the grid, if any, at `place`; returns its linear index.
+    fn launch(&mut self, place: Place) -> Option<usize>;
+    /// Runs instance `instance` of the CTA at `place` to its next wait (`release`: past the
+    /// wait it is suspended in), appending its new instructions to `out`. Returns whether the
+    /// instance's program has finished.
+    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError>;
+    /// The CTA at `place` has retired.
+    fn retire(&mut self, place: Place);
     /// `blockIdx` of CTA `cta`.
     fn block(&self, cta: usize) -> [u32; 3];
 }
@@ -261,6 +262,11 @@ impl Sm {
         self.residents.len()
     }
 
+    /// The place of the CTA at `resident`.
+    fn place(&self, resident: usize) -> Place {
+        Place { sm: self.id, resident }
+    }
+
     fn push_event(&mut self, time: u64, kind: EventKind) {
         self.seq += 1;
         self.events.push(Reverse(Event { time, seq: self.seq, kind }));
@@ -275,7 +281,7 @@ impl Sm {
 
     /// Starts the next CTA of the grid, if any, at the empty `resident` at cycle `t`.
     pub fn launch(&mut self, resident: usize, t: u64, env: &Env<'_>, driver: &mut dyn Driver) -> Result<(), SimError> {
-        let Some(cta) = driver.launch(self.id, resident) else {
+        let Some(cta) = driver.launch(self.place(resident)) else {
             self.stats.starved_at.get_or_insert(t);
             return Ok(());
         };
@@ -329,7 +335,7 @@ impl Sm {
     ) -> Result<(), SimError> {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        let done = driver.resume(self.id, resident, i, release, &mut buf)?;
+        let done = driver.resume(self.place(resident), i, release, &mut buf)?;
         let warps = self.instance_warps(resident, &env.shape.instances[i], env);
         for w in warps.clone() {
             self.warps[w].queue.extend(buf.iter().copied());
@@ -443,7 +449,7 @@ impl Sm {
                     s.active = false;
                     self.stats.ctas += 1;
                     self.stats.last_retire = t;
-                    driver.retire(self.id, resident as usize);
+                    driver.retire(self.place(resident as usize));
                     self.launch(resident as usize, t, env, driver)?;
                 }
             }

@@ -3,7 +3,6 @@
 //! access holds the SM's shared-memory port, a tensor-memory access its sub-partition's
 //! port; the results feed the warp's scoreboard.
 
-use crate::dsl::Wait;
 use crate::report::StallReason;
 
 use super::super::error::SimError;
@@ -54,7 +53,16 @@ impl Sm {
     ) -> Result<(), SimError> {
         let Some(head) = self.warps[w].queue.front().copied() else { return Ok(()) };
         if let Instr::Wait(wait) = head {
-            return self.issue_wait(w, wait, t, env, driver);
+            // Testing a wait takes one issue cycle.
+            if !self.warps[w].wait_started {
+                self.warps[w].head_start = t;
+            }
+            match self.test_wait(w, wait, t, env) {
+                WaitTest::Pass => return self.pass_wait(w, wait, t, env, driver),
+                WaitTest::Until(at) => self.warps[w].block = Block::Until(at, wait_reason(&wait)),
+                WaitTest::Blocked => self.warps[w].block = Block::Forever(wait_reason(&wait)),
+            }
+            return Ok(());
         }
         let timing = env.timing;
         let smsp = self.warps[w].smsp as usize;
@@ -107,14 +115,8 @@ impl Sm {
                     self.warps[w].head_first_result = t + tmem.load_latency;
                 }
             }
-            Instr::Mma { .. }
-            | Instr::Umma { .. }
-            | Instr::MmaCommit { .. }
-            | Instr::TmaLoad { .. }
-            | Instr::TmaStore { .. }
-            | Instr::Arrive { .. }
-            | Instr::NamedArrive { .. }
-            | Instr::Wait(_) => {}
+            // Collective and synchronising instructions take only their issue cycle here.
+            _ => {}
         }
         let warp = &mut self.warps[w];
         warp.head_left -= 1;
@@ -158,26 +160,6 @@ impl Sm {
             self.trace_issued(w, &head, start, t + 1, env);
         }
         self.maybe_exit(w, t)
-    }
-
-    /// Tests the wait at the head of warp `w` at cycle `t` (one issue cycle).
-    fn issue_wait(
-        &mut self,
-        w: usize,
-        wait: Wait,
-        t: u64,
-        env: &Env<'_>,
-        driver: &mut dyn Driver,
-    ) -> Result<(), SimError> {
-        if !self.warps[w].wait_started {
-            self.warps[w].head_start = t;
-        }
-        match self.test_wait(w, wait, t, env) {
-            WaitTest::Pass => return self.pass_wait(w, wait, t, env, driver),
-            WaitTest::Until(at) => self.warps[w].block = Block::Until(at, wait_reason(&wait)),
-            WaitTest::Blocked => self.warps[w].block = Block::Forever(wait_reason(&wait)),
-        }
-        Ok(())
     }
 
     /// Queues one instruction issued at `t` on `pipe` of sub-partition `smsp`, to start no

@@ -175,13 +175,8 @@ impl Sm {
                     self.phase_completed(resident, barrier, t, timing.mbarrier_wake);
                 }
             }
-            Instr::Exec { .. }
-            | Instr::Shared { .. }
-            | Instr::GlobalLoad { .. }
-            | Instr::GlobalStore { .. }
-            | Instr::Tmem { .. }
-            | Instr::NamedArrive { .. }
-            | Instr::Wait(_) => {}
+            // The others are not collective.
+            _ => {}
         }
     }
 }

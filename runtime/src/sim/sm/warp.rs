@@ -211,14 +211,8 @@ impl Sm {
                         Instr::Mma { a_in_registers: true, .. } if first => {
                             (Needs::Nothing, StallReason::Selected, (warp.dep_ready, warp.dep_reason))
                         }
-                        Instr::Mma { .. }
-                        | Instr::Umma { .. }
-                        | Instr::MmaCommit { .. }
-                        | Instr::TmaLoad { .. }
-                        | Instr::TmaStore { .. }
-                        | Instr::Arrive { .. }
-                        | Instr::NamedArrive { .. }
-                        | Instr::Wait(_) => (Needs::Nothing, StallReason::Selected, (0, StallReason::Selected)),
+                        // Collective and synchronising instructions need only an issue cycle.
+                        _ => (Needs::Nothing, StallReason::Selected, (0, StallReason::Selected)),
                     };
                     (at, at_reason, needs, needs_reason)
                 }
