@@ -170,12 +170,10 @@ impl Sm {
                     self.trace_copy(TmaCopy::Store { bytes }, t, ceil(written), env);
                 }
             }
-            Instr::Arrive { barrier, tx_bytes } => {
-                if self.residents[resident].mbar(barrier).bar.arrive(tx_bytes) {
-                    self.phase_completed(resident, barrier, t, timing.mbarrier_wake);
-                }
+            Instr::Arrive { barrier, tx_bytes } if self.residents[resident].mbar(barrier).bar.arrive(tx_bytes) => {
+                self.phase_completed(resident, barrier, t, timing.mbarrier_wake);
             }
-            // The others are not collective.
+            // An arrival that completes no phase; the others are not collective.
             _ => {}
         }
     }
