@@ -238,6 +238,7 @@ fn print_tables(size: usize, runs: &[(Config, SimReport)]) {
     println!("| variant | tile | PIPE | TFLOP/s | tensor | TMA | L2 | HBM | dominant stalls |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for (config, r) in runs {
+        use warpspec::report::Unit;
         let u = &r.utilisation;
         let stalls: Vec<String> = r.roles.iter().map(dominant_stalls).collect();
         println!(
@@ -246,10 +247,10 @@ fn print_tables(size: usize, runs: &[(Config, SimReport)]) {
             config.tile,
             config.pipe,
             r.tflops(),
-            100.0 * u.tensor,
-            100.0 * u.tma,
-            100.0 * u.l2,
-            100.0 * u.hbm,
+            100.0 * u[Unit::TensorCores],
+            100.0 * u[Unit::Tma],
+            100.0 * u[Unit::L2],
+            100.0 * u[Unit::Hbm],
             stalls.join("; ")
         );
     }

@@ -130,7 +130,7 @@ pub fn timing_line(problem: &Problem, report: &SimReport) -> String {
         seconds * 1e3,
         100.0 * tflops / report.peak_tflops,
         report.peak_tflops,
-        100.0 * report.utilisation.tensor
+        100.0 * report.utilisation[warpspec::report::Unit::TensorCores]
     )
 }
 

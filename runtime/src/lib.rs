@@ -8,6 +8,7 @@
 //! Layout: [`dsl`] holds what kernel code touches, [`emu`] the functional executor,
 //! [`launch`] the launch configuration shared by the executions.
 
+pub mod deadlock;
 pub mod dsl;
 pub mod emu;
 pub mod gpu;

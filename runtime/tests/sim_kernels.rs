@@ -1,9 +1,10 @@
 //! The timing model driven by `#[kernel]`s: a warp-specialized GEMM timed with and without
 //! data, and a protocol that deadlocks in simulated time.
 
+use warpspec::Grid;
 use warpspec::prelude::*;
+use warpspec::report::{Awaited, SpanKind, StallReason, Track};
 use warpspec::sim::{self, Machine, SimError, SimOptions, TraceOptions};
-use warpspec::{Grid, report::StallReason};
 
 /// A warp-specialized GEMM: one producer warp, two consumer warpgroups of 64 rows each.
 #[warpspec::kernel]
@@ -141,8 +142,13 @@ fn shape_only_runs_time_the_same_program() {
     let consumer = &report.roles[1];
     assert_eq!(consumer.warps_per_cta, 8);
     assert!(consumer.cycles.get(StallReason::LongScoreboard) + consumer.cycles.get(StallReason::Wait) > 0);
-    let json = report.trace.expect("traced").to_chrome_json();
+    let trace = report.trace.expect("traced");
+    let json = trace.to_chrome_json();
     assert!(json.contains("wgmma") && json.contains("Operands"), "{}", &json[..json.len().min(2000)]);
+    // Typed spans: MMA groups on the tensor cores, waits on barrier stages on consumer warps.
+    assert!(trace.events.iter().any(|e| e.track == Track::TensorCores && matches!(e.kind, SpanKind::MmaGroup { .. })));
+    assert!(trace.events.iter().any(|e| matches!(e.track, Track::Warp { role: "consumer", .. })
+        && matches!(&e.kind, SpanKind::Wait(Awaited::Phase { barrier, .. }) if barrier.name.starts_with("Operands"))));
 }
 
 #[test]

@@ -85,8 +85,8 @@ fn a_consumer_waiting_for_a_slot_never_filled_is_reported() {
     let blocked = &deadlock.blocked[0];
     assert_eq!((blocked.role, blocked.instance, blocked.warps), ("math", 0, (1, 4)));
     // The fourth wait is on stage 1 (3 % 2) for its second phase (parity 1).
-    assert_eq!(blocked.barrier, "`Data.full[1]`");
-    assert_eq!(blocked.waiting_for, "phase 1 (parity 1) to complete; 1 of 1 arrivals missing, expected from `load`");
+    assert_eq!(blocked.barrier(), "`Data.full[1]`");
+    assert_eq!(blocked.waiting_for(), "phase 1 (parity 1) to complete; 1 of 1 arrivals missing, expected from `load`");
     assert_eq!(deadlock.finished, ["`load` #0 (warp 0)"]);
     let text = err.to_string();
     assert!(text.contains("deadlock in kernel `one_short`, CTA [0, 0, 0]"), "{text}");
@@ -101,8 +101,8 @@ fn a_named_barrier_short_of_threads_is_reported() {
     assert_eq!(deadlock.blocked.len(), 1);
     let blocked = &deadlock.blocked[0];
     assert_eq!((blocked.role, blocked.instance, blocked.warps), ("group", 0, (0, 3)));
-    assert_eq!(blocked.barrier, "named barrier `Meet` (id 1)");
-    assert_eq!(blocked.waiting_for, "128 of 256 threads arrived, expected from `group`");
+    assert_eq!(blocked.barrier(), "named barrier `Meet` (id 1)");
+    assert_eq!(blocked.waiting_for(), "128 of 256 threads arrived, expected from `group`");
     assert_eq!(deadlock.finished, ["`group` #1 (warps 4-7)"]);
     let balanced = short_named_barrier::Args { meetings: [3, 3] };
     emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &balanced).expect("balanced meetings finish");

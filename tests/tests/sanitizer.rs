@@ -853,9 +853,9 @@ fn an_arrive_skipped_by_an_early_exit_is_a_deadlock_report() {
     let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock: {err}") };
     assert_eq!(deadlock.blocked.len(), 1);
     let blocked = &deadlock.blocked[0];
-    assert_eq!((blocked.role, blocked.warps, blocked.barrier.as_str()), ("consumer", (2, 2), "`Done[0]`"));
+    assert_eq!((blocked.role, blocked.warps, blocked.barrier().as_str()), ("consumer", (2, 2), "`Done[0]`"));
     assert_eq!(
-        blocked.waiting_for,
+        blocked.waiting_for(),
         "phase 0 (parity 0) to complete; 1 of 2 arrivals missing, expected from `producer`"
     );
     assert_eq!(deadlock.finished, ["`producer` #0 (warp 0)", "`producer` #1 (warp 1)"]);
@@ -898,7 +898,7 @@ fn parallel_warps_report_a_deadlock_at_once() {
     let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock: {err}") };
     assert_eq!(deadlock.blocked.len(), 2);
     assert!(
-        deadlock.blocked.iter().all(|b| b.waiting_for == "256 of 384 threads arrived, expected from `group`"),
+        deadlock.blocked.iter().all(|b| b.waiting_for() == "256 of 384 threads arrived, expected from `group`"),
         "{err}"
     );
 }
@@ -954,8 +954,8 @@ fn the_watchdog_turns_a_wait_without_progress_into_a_deadlock_report() {
         .unwrap_err();
     let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock: {err}") };
     let consumer = deadlock.blocked.iter().find(|b| b.role == "consumer").unwrap_or_else(|| panic!("{err}"));
-    assert_eq!(consumer.barrier, "`Ready[0]`");
-    assert!(consumer.waiting_for.ends_with("(no progress for 50ms: stopped by the watchdog)"), "{err}");
+    assert_eq!(consumer.barrier(), "`Ready[0]`");
+    assert!(consumer.waiting_for().ends_with("(no progress for 50ms: stopped by the watchdog)"), "{err}");
     // With a patient watchdog the same launch completes.
     let args = slow_producer::Args { delay: Duration::from_millis(20) };
     emu::run_with::<slow_producer::Kernel>(Grid::new(1, 1, 1), &args, &parallel(Duration::from_secs(10)))

@@ -5,6 +5,7 @@ use std::fmt;
 use std::ops::Range;
 use std::panic::Location;
 
+pub use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{AccessKind, Fault};
 use crate::launch::LaunchError;
 
@@ -49,34 +50,6 @@ impl EmuError {
             _ => None,
         }
     }
-}
-
-/// A CTA in which no role instance can make progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Deadlock {
-    /// The kernel.
-    pub kernel: &'static str,
-    /// `blockIdx` of the CTA.
-    pub block: [u32; 3],
-    /// Every blocked instance and what it waits for.
-    pub blocked: Vec<BlockedInstance>,
-    /// Instances that had already finished.
-    pub finished: Vec<String>,
-}
-
-/// One blocked role instance in a [`Deadlock`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockedInstance {
-    /// The role's name.
-    pub role: &'static str,
-    /// The instance's index within its role.
-    pub instance: u32,
-    /// Warps of the instance, first and last.
-    pub warps: (u32, u32),
-    /// The barrier it waits on, e.g. `Operands.full[2]`.
-    pub barrier: String,
-    /// What the wait needs, and who was expected to provide it.
-    pub waiting_for: String,
 }
 
 /// A role instance named in a report: its role, its index in the role and its warps.
@@ -288,24 +261,6 @@ impl fmt::Display for EmuError {
             }
             EmuError::Violation(v) => v.fmt(f),
         }
-    }
-}
-
-impl fmt::Display for Deadlock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "deadlock in kernel `{}`, CTA {:?}: every live warp is blocked", self.kernel, self.block)?;
-        for b in &self.blocked {
-            let warps = if b.warps.0 == b.warps.1 {
-                format!("warp {}", b.warps.0)
-            } else {
-                format!("warps {}-{}", b.warps.0, b.warps.1)
-            };
-            writeln!(f, "  {warps} (`{}` #{}) waits on {}: {}", b.role, b.instance, b.barrier, b.waiting_for)?;
-        }
-        if !self.finished.is_empty() {
-            writeln!(f, "  finished: {}", self.finished.join(", "))?;
-        }
-        Ok(())
     }
 }
 

@@ -30,6 +30,7 @@ use super::error::{
     Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
 };
 use super::race::{Access, Found, Races, Record};
+use crate::deadlock::Waiting;
 use crate::dsl::{AccessKind, BarrierSlot, Event, Fault, KernelSpec, Op, TileAccess, Wait, Who};
 use warpspec_hw::MBarrier;
 
@@ -640,57 +641,55 @@ impl CtaState {
                 finished.push(spec.describe(inst.who));
                 continue;
             }
-            let (barrier, mut waiting_for) = match inst.waiting {
+            let waiting = match inst.waiting {
                 Some((wait, generation)) => self.describe_wait(wait, generation),
-                None => ("nothing".into(), "not blocked on a barrier".into()),
+                None => Waiting::Nothing,
             };
-            if let Some(limit) = watchdog {
-                waiting_for += &format!(" (no progress for {limit:?}: stopped by the watchdog)");
-            }
             let instance = self.instance(flat);
             blocked.push(BlockedInstance {
                 role: instance.role,
                 instance: instance.index,
                 warps: instance.warps,
-                barrier,
-                waiting_for,
+                waiting,
+                watchdog,
             });
         }
         Deadlock { kernel: spec.name, block: self.block, blocked, finished }
     }
 
-    fn describe_wait(&self, wait: Wait, generation: u64) -> (String, String) {
+    /// What an instance in `wait` (for a named-barrier sync: on use `generation`) waits on.
+    fn describe_wait(&self, wait: Wait, generation: u64) -> Waiting {
         let spec = self.spec;
         match wait {
             Wait::Parity { slot, parity } => {
-                let Some(m) = self.try_mbar(slot) else { return ("an uninitialised barrier".into(), String::new()) };
+                let Some(m) = self.try_mbar(slot) else { return Waiting::UninitialisedBarrier };
                 let b = &spec.barriers[slot.barrier as usize];
                 let bar = &self.bars[m].hw;
-                let mut need = format!(
-                    "phase {} (parity {parity}) to complete; {} of {} arrivals missing, expected from {}",
-                    bar.completed_phases(),
-                    bar.pending_arrivals(),
-                    bar.expected_arrivals(),
-                    spec.role_names(b.arrivers)
-                );
-                if bar.pending_tx() != 0 {
-                    need += &format!("; {} transaction bytes outstanding", bar.pending_tx());
+                Waiting::Phase {
+                    barrier: b.name.to_string(),
+                    stage: u32::from(slot.index),
+                    parity,
+                    phase: bar.completed_phases(),
+                    missing: bar.pending_arrivals(),
+                    expected: bar.expected_arrivals(),
+                    arrivers: spec.role_names(b.arrivers),
+                    pending_bytes: bar.pending_tx(),
                 }
-                (format!("`{}[{}]`", b.name, slot.index), need)
             }
             Wait::NamedSync { barrier } => {
-                let Some(b) = spec.named_barriers.get(barrier as usize) else {
-                    return ("an unknown named barrier".into(), String::new());
-                };
+                let Some(b) = spec.named_barriers.get(barrier as usize) else { return Waiting::UnknownNamed };
                 let state = self.named[barrier as usize];
                 let arrived = if state.generation == generation { state.arrived } else { b.threads };
-                (
-                    format!("named barrier `{}` (id {})", b.name, b.id),
-                    format!("{arrived} of {} threads arrived, expected from {}", b.threads, spec.role_names(b.roles)),
-                )
+                Waiting::Named {
+                    name: b.name.to_string(),
+                    id: b.id,
+                    arrived,
+                    threads: b.threads,
+                    roles: spec.role_names(b.roles),
+                }
             }
-            Wait::Mma { pending } => ("wgmma.wait_group".into(), format!("at most {pending} MMA groups in flight")),
-            Wait::Store { pending } => ("bulk store wait".into(), format!("at most {pending} TMA stores in flight")),
+            Wait::Mma { pending } => Waiting::MmaGroups { pending },
+            Wait::Store { pending } => Waiting::Stores { pending },
         }
     }
 }

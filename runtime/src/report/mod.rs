@@ -1,6 +1,7 @@
 //! What a timing run reports: [`SimReport`] (time, throughput, unit utilisation, stall
 //! reasons per role, waves) with a terminal summary as its `Display`, and the per-warp
-//! timeline ([`Trace`]) as Chrome trace-event JSON.
+//! timeline ([`Trace`]: typed spans on typed tracks, rendered as Chrome trace-event JSON,
+//! HTML or SVG).
 
 mod stall;
 mod timeline;
@@ -10,31 +11,99 @@ use std::fmt;
 use std::time::Duration;
 
 pub use stall::{StallCycles, StallReason};
-pub use trace::{Trace, TraceEvent};
+pub use trace::{Awaited, BarrierStage, Direction, Issued, Span, SpanKind, TmaCopy, Trace, TraceFormat, Track};
 
-/// Fraction of capacity each unit was busy, over all SMs and the whole run (0.0..=1.0).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Utilisation {
+/// A unit whose utilisation a run reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
     /// Tensor cores: busy cycles / (cycles x SMs).
-    pub tensor: f64,
+    TensorCores,
     /// TMA units: busy cycles / (cycles x SMs).
-    pub tma: f64,
+    Tma,
     /// Issue slots: warp-instructions issued / (cycles x SMs x sub-partitions).
-    pub issue: f64,
+    Issue,
     /// FMA pipes: busy cycles / (cycles x SMs x sub-partitions).
-    pub fma: f64,
+    Fma,
     /// ALU pipes, likewise.
-    pub alu: f64,
+    Alu,
     /// MUFU pipes, likewise.
-    pub mufu: f64,
+    Mufu,
     /// LSU pipes, likewise.
-    pub lsu: f64,
+    Lsu,
     /// Shared-memory ports: bytes / (cycles x SMs x bytes per cycle).
-    pub smem: f64,
+    Smem,
     /// L2 bandwidth: busy cycles / cycles.
-    pub l2: f64,
+    L2,
     /// HBM bandwidth: busy cycles / cycles.
-    pub hbm: f64,
+    Hbm,
+}
+
+impl Unit {
+    /// Every unit, in index order.
+    pub const ALL: [Unit; 10] = [
+        Unit::TensorCores,
+        Unit::Tma,
+        Unit::Issue,
+        Unit::Fma,
+        Unit::Alu,
+        Unit::Mufu,
+        Unit::Lsu,
+        Unit::Smem,
+        Unit::L2,
+        Unit::Hbm,
+    ];
+
+    /// The unit of an execution pipe.
+    pub const fn of_pipe(pipe: crate::sim::timing::ExecPipe) -> Unit {
+        use crate::sim::timing::ExecPipe;
+        match pipe {
+            ExecPipe::Fma => Unit::Fma,
+            ExecPipe::Alu => Unit::Alu,
+            ExecPipe::Mufu => Unit::Mufu,
+            ExecPipe::Lsu => Unit::Lsu,
+        }
+    }
+
+    /// Short name, as the summary prints it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Unit::TensorCores => "tensor",
+            Unit::Tma => "TMA",
+            Unit::Issue => "issue",
+            Unit::Fma => "FMA",
+            Unit::Alu => "ALU",
+            Unit::Mufu => "MUFU",
+            Unit::Lsu => "LSU",
+            Unit::Smem => "smem",
+            Unit::L2 => "L2",
+            Unit::Hbm => "HBM",
+        }
+    }
+}
+
+/// Fraction of capacity each unit was busy, over all SMs and the whole run (0.0..=1.0),
+/// indexed by [`Unit`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Utilisation([f64; Unit::ALL.len()]);
+
+impl Utilisation {
+    /// Utilisation from one value per unit.
+    pub fn from_fn(mut busy: impl FnMut(Unit) -> f64) -> Self {
+        Utilisation(Unit::ALL.map(&mut busy))
+    }
+
+    /// Every unit with its utilisation, in [`Unit::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (Unit, f64)> + '_ {
+        Unit::ALL.into_iter().zip(self.0)
+    }
+}
+
+impl std::ops::Index<Unit> for Utilisation {
+    type Output = f64;
+
+    fn index(&self, unit: Unit) -> &f64 {
+        &self.0[unit as usize]
+    }
 }
 
 /// Warp-cycles of one role, by stall reason.
@@ -170,25 +239,16 @@ impl fmt::Display for SimReport {
             self.peak_tflops
         )?;
         let u = &self.utilisation;
-        writeln!(
-            f,
-            "  busy       tensor {}  TMA {}  issue {}  FMA {}  ALU {}  MUFU {}  LSU {}  smem {}",
-            pct(u.tensor),
-            pct(u.tma),
-            pct(u.issue),
-            pct(u.fma),
-            pct(u.alu),
-            pct(u.mufu),
-            pct(u.lsu),
-            pct(u.smem)
-        )?;
+        let core = [Unit::TensorCores, Unit::Tma, Unit::Issue, Unit::Fma, Unit::Alu, Unit::Mufu, Unit::Lsu, Unit::Smem];
+        let busy: Vec<String> = core.iter().map(|&unit| format!("{} {}", unit.name(), pct(u[unit]))).collect();
+        writeln!(f, "  busy       {}", busy.join("  "))?;
         let loads = self.l2_hits + self.l2_misses;
         let hit_rate = if loads > 0 { self.l2_hits as f64 / loads as f64 } else { 0.0 };
         writeln!(
             f,
             "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads",
-            pct(u.l2),
-            pct(u.hbm),
+            pct(u[Unit::L2]),
+            pct(u[Unit::Hbm]),
             pct(hit_rate)
         )?;
         writeln!(f, "  stalls     share of each role's warp-cycles:")?;

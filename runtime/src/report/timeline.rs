@@ -2,20 +2,18 @@
 //! JavaScript; no external resources) or a standalone SVG.
 //!
 //! Each SM is a group of rows: its unit tracks (tensor cores, TMA unit) first, then one row
-//! per warp, grouped by CTA slot and labelled with the track name the trace gives (the warp's
-//! role and instance). Spans overlapping on a track (TMA copies) are stacked in lanes. Spans
-//! are coloured by category (the span name without counts, sizes and barrier indices), with
-//! waits and syncs in pale colours; each carries a tooltip (SVG `<title>`) with its name,
+//! per warp, grouped by resident CTA and labelled with the warp's role and instance. Spans
+//! overlapping on a track (TMA copies) are stacked in lanes. Spans are coloured by the
+//! category of their kind (without counts, sizes and stages), with waits and syncs in pale
+//! colours; each carries a tooltip (SVG `<title>`) with its name,
 //! start, end and duration in cycles. The HTML page zooms with the mouse wheel and pans by
 //! dragging. At most 50,000 spans are drawn (the earliest-starting ones); the page says how
 //! many were left out, and how many the simulator did not record.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::io;
-use std::path::Path;
 
-use super::trace::{Trace, TraceEvent};
+use super::trace::{Span, Trace, Track};
 
 /// Spans drawn at most.
 const MAX_DRAWN_SPANS: usize = 50_000;
@@ -33,7 +31,7 @@ const LANE_H: f64 = 12.0;
 const TRACK_PAD: f64 = 2.0;
 /// Height of an SM header row, pixels.
 const SM_ROW_H: f64 = 20.0;
-/// Height of a CTA-slot header row, pixels.
+/// Height of a resident-CTA header row, pixels.
 const CTA_ROW_H: f64 = 16.0;
 /// Legend entries shown at most.
 const MAX_LEGEND: usize = 48;
@@ -149,22 +147,12 @@ impl Trace {
         out
     }
 
-    /// Writes [`Trace::to_html`] to `path`.
-    pub fn write_html(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        std::fs::write(path, self.to_html())
-    }
-
     /// The trace as a standalone SVG document (the picture of [`Trace::to_html`], without
     /// zoom).
     pub fn to_svg(&self) -> String {
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         out.push_str(&render(self, MAX_DRAWN_SPANS));
         out
-    }
-
-    /// Writes [`Trace::to_svg`] to `path`.
-    pub fn write_svg(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        std::fs::write(path, self.to_svg())
     }
 }
 
@@ -192,50 +180,23 @@ fn escaped(s: &str) -> String {
     out
 }
 
-/// The colour category of a span name: its leading words, up to the first count (`x4`),
-/// number, parenthesis or arrow, with `[index]` suffixes removed: "TMA load 32768 B -> full[1]"
-/// is "TMA load", "wait full[0] (parity 1)" is "wait full".
-fn category(name: &str) -> String {
-    let mut out = String::new();
-    for (i, token) in name.split_whitespace().enumerate() {
-        let first = token.chars().next().unwrap_or(' ');
-        let count = token.len() > 1 && token.starts_with('x') && token[1..].bytes().all(|b| b.is_ascii_digit());
-        if i == 3 || first.is_ascii_digit() || first == '(' || token == "->" || count {
-            break;
-        }
-        let word = token.split('[').next().unwrap_or("");
-        if word.is_empty() {
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    if out.is_empty() { "other".to_string() } else { out }
-}
-
-/// Whether spans of `category` are waits (drawn pale).
-fn is_wait(category: &str) -> bool {
-    category.contains("wait") || category.contains("sync")
-}
-
 /// FNV-1a of `s`.
 fn hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// A colour for each category (sorted by name): a palette entry picked by hash, the next
-/// free one on a collision, a hashed hue once the palette is used up.
-fn colours(categories: &[String]) -> Vec<String> {
+/// A colour for each category (sorted by name, each marked whether it is a wait): a palette
+/// entry picked by hash, the next free one on a collision, a hashed hue once the palette is
+/// used up.
+fn colours(categories: &[(String, bool)]) -> Vec<String> {
     let mut used_work = [false; WORK_COLOURS.len()];
     let mut used_wait = [false; WAIT_COLOURS.len()];
     categories
         .iter()
-        .map(|c| {
+        .map(|(c, wait)| {
             let h = hash(c);
             let (palette, used): (&[&str], &mut [bool]) =
-                if is_wait(c) { (&WAIT_COLOURS, &mut used_wait) } else { (&WORK_COLOURS, &mut used_work) };
+                if *wait { (&WAIT_COLOURS, &mut used_wait) } else { (&WORK_COLOURS, &mut used_work) };
             let n = palette.len();
             let free = (0..n).map(|k| (h as usize + k) % n).find(|&i| !used[i]);
             match free {
@@ -243,7 +204,7 @@ fn colours(categories: &[String]) -> Vec<String> {
                     used[i] = true;
                     palette[i].to_string()
                 }
-                None if is_wait(c) => format!("hsl({},60%,85%)", h % 360),
+                None if *wait => format!("hsl({},60%,85%)", h % 360),
                 None => format!("hsl({},55%,50%)", h % 360),
             }
         })
@@ -287,17 +248,10 @@ fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max { s.to_string() } else { s.chars().take(max - 1).chain(['…']).collect() }
 }
 
-/// The CTA slot of a warp track named "slot N ...", and the rest of the name.
-fn slot_of(name: &str) -> Option<(u32, &str)> {
-    let rest = name.strip_prefix("slot ")?;
-    let (n, rest) = rest.split_once(' ').unwrap_or((rest, ""));
-    Some((n.parse().ok()?, rest.trim_start()))
-}
-
 /// One row of the timeline.
-struct Track<'a> {
-    /// The name the trace gives the track.
-    name: &'a str,
+struct Row {
+    /// The track's full name (the row's tooltip).
+    name: String,
     /// The row label.
     label: String,
     /// Drawn spans (indices into the trace's events) with their lanes.
@@ -306,9 +260,9 @@ struct Track<'a> {
     lanes: usize,
 }
 
-impl Track<'_> {
+impl Row {
     /// Puts overlapping spans in separate lanes (earliest-free lane first).
-    fn assign_lanes(&mut self, events: &[TraceEvent]) {
+    fn assign_lanes(&mut self, events: &[Span]) {
         self.spans.sort_by_key(|&(i, _)| (events[i].start, events[i].end));
         let mut lane_end: Vec<u64> = Vec::new();
         for (i, lane) in &mut self.spans {
@@ -345,48 +299,40 @@ fn render(trace: &Trace, cap: usize) -> String {
     let not_drawn = total - drawn.len();
 
     // Categories: counts and cycles over all spans; colours by name, legend by cycles.
-    let mut by_name: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut by_name: BTreeMap<(String, bool), (u64, u64)> = BTreeMap::new();
     let mut event_category: Vec<String> = Vec::with_capacity(total);
     for e in &trace.events {
-        let c = category(&e.name);
-        let entry = by_name.entry(c.clone()).or_default();
+        let c = e.kind.category();
+        let entry = by_name.entry((c.clone(), e.kind.is_wait())).or_default();
         entry.0 += 1;
         entry.1 += e.end - e.start;
         event_category.push(c);
     }
-    let names: Vec<String> = by_name.keys().cloned().collect();
-    let palette = colours(&names);
-    let class_of: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let categories: Vec<(String, bool)> = by_name.keys().cloned().collect();
+    let palette = colours(&categories);
+    let names: Vec<&str> = categories.iter().map(|(c, _)| c.as_str()).collect();
+    let class_of: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let mut legend: Vec<(usize, u64, u64)> =
         by_name.values().enumerate().map(|(i, &(count, cycles))| (i, count, cycles)).collect();
     legend.sort_by_key(|&(i, count, cycles)| (std::cmp::Reverse(cycles), std::cmp::Reverse(count), i));
 
-    // Tracks, ordered by SM, then unit tracks before warps, then CTA slot and track id.
-    let thread_names: HashMap<(u32, u32), &str> =
-        trace.threads.iter().map(|(pid, tid, name)| ((*pid, *tid), name.as_str())).collect();
-    let mut fallback_names: HashMap<(u32, u32), String> = HashMap::new();
-    for e in &trace.events {
-        if !thread_names.contains_key(&(e.pid, e.tid)) {
-            fallback_names.entry((e.pid, e.tid)).or_insert_with(|| format!("track {}", e.tid));
-        }
+    // Rows, ordered by SM, then unit tracks before warps, then resident CTA and warp.
+    let mut tracks: BTreeMap<(u32, Track), Row> = BTreeMap::new();
+    for (sm, track) in trace.tracks() {
+        tracks.entry((sm, track)).or_insert_with(|| Row {
+            name: track.to_string(),
+            label: truncate(&track.row_label(), MAX_LABEL_CHARS),
+            spans: Vec::new(),
+            lanes: 1,
+        });
     }
-    let mut tracks: BTreeMap<(u32, Option<u32>, u32), Track<'_>> = BTreeMap::new();
-    for (&(pid, tid), &name) in &thread_names {
-        add_track(&mut tracks, pid, tid, name);
-    }
-    for ((pid, tid), name) in &fallback_names {
-        add_track(&mut tracks, *pid, *tid, name);
-    }
-    let key_of: HashMap<(u32, u32), (u32, Option<u32>, u32)> =
-        tracks.keys().map(|&(pid, slot, tid)| ((pid, tid), (pid, slot, tid))).collect();
     for &i in &drawn {
         let e = &trace.events[i];
-        if let Some(track) = key_of.get(&(e.pid, e.tid)).and_then(|k| tracks.get_mut(k)) {
-            track.spans.push((i, 0));
+        if let Some(row) = tracks.get_mut(&(e.sm, e.track)) {
+            row.spans.push((i, 0));
         }
     }
     tracks.values_mut().for_each(|t| t.assign_lanes(&trace.events));
-    let sm_names: HashMap<u32, &str> = trace.processes.iter().map(|(pid, name)| (*pid, name.as_str())).collect();
     let end = trace.events.iter().map(|e| e.end).max().unwrap_or(0).max(1);
 
     // Header: title, summary, notes, legend.
@@ -483,12 +429,13 @@ fn render(trace: &Trace, cap: usize) -> String {
     let mut spans = String::from("<g class=\"spans\">\n");
     let mut ry = 0.0;
     let mut last_sm = None;
-    let mut last_slot = None;
-    for (row, (&(pid, slot, _), track)) in tracks.iter().enumerate() {
+    let mut last_resident = None;
+    for (row, (&(pid, track_id), track)) in tracks.iter().enumerate() {
+        let resident = track_id.resident();
         if last_sm != Some(pid) {
             last_sm = Some(pid);
-            last_slot = None;
-            let name = sm_names.get(&pid).map_or_else(|| format!("SM {pid}"), |n| n.to_string());
+            last_resident = None;
+            let name = format!("SM {pid}");
             let _ =
                 writeln!(bands, "<rect class=\"smband\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{SM_ROW_H}\"/>");
             let _ = writeln!(
@@ -502,15 +449,15 @@ fn render(trace: &Trace, cap: usize) -> String {
             );
             ry += SM_ROW_H;
         }
-        if slot.is_some() && slot != last_slot {
-            last_slot = slot;
+        if resident.is_some() && resident != last_resident {
+            last_resident = resident;
             let _ =
                 writeln!(bands, "<rect class=\"ctaband\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{CTA_ROW_H}\"/>");
             let _ = writeln!(
                 labels,
-                "<text class=\"cta\" x=\"18\" y=\"{}\">CTA slot {}</text>",
+                "<text class=\"cta\" x=\"18\" y=\"{}\">resident CTA {}</text>",
                 top + ry + 12.0,
-                slot.unwrap_or(0)
+                resident.unwrap_or(0)
             );
             ry += CTA_ROW_H;
         }
@@ -518,12 +465,12 @@ fn render(trace: &Trace, cap: usize) -> String {
         if row % 2 == 1 {
             let _ = writeln!(bands, "<rect class=\"stripe\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{h}\"/>");
         }
-        let indent = if slot.is_some() { 30.0 } else { 18.0 };
+        let indent = if resident.is_some() { 30.0 } else { 18.0 };
         let _ = writeln!(
             labels,
             "<text x=\"{indent}\" y=\"{}\"><title>{}</title>{}</text>",
             top + ry + TRACK_PAD + LANE_H - 2.0,
-            escaped(track.name),
+            escaped(&track.name),
             escaped(&track.label)
         );
         for &(i, lane) in &track.spans {
@@ -537,7 +484,7 @@ fn render(trace: &Trace, cap: usize) -> String {
                 e.end - e.start,
                 LANE_H - 2.0
             );
-            escape(&mut spans, &e.name);
+            escape(&mut spans, &e.kind.to_string());
             let _ = writeln!(
                 spans,
                 "\nstart {}, end {}: {} cycles\n{}</title></rect>",
@@ -594,17 +541,9 @@ fn render(trace: &Trace, cap: usize) -> String {
     out
 }
 
-/// Adds the track `(pid, tid)` named `name`.
-fn add_track<'a>(tracks: &mut BTreeMap<(u32, Option<u32>, u32), Track<'a>>, pid: u32, tid: u32, name: &'a str) {
-    let (slot, label) = match slot_of(name) {
-        Some((slot, rest)) => (Some(slot), truncate(rest, MAX_LABEL_CHARS)),
-        None => (None, truncate(name, MAX_LABEL_CHARS)),
-    };
-    tracks.insert((pid, slot, tid), Track { name, label, spans: Vec::new(), lanes: 1 });
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::trace::tests::sample;
     use super::*;
 
     /// Checks that every tag of `doc` (markup outside `<script>`) is closed in order, and
@@ -649,29 +588,6 @@ mod tests {
         doc.split("<rect class=\"c").skip(1).filter(|rest| rest.starts_with(|c: char| c.is_ascii_digit())).count()
     }
 
-    fn sample() -> Trace {
-        Trace {
-            events: vec![
-                TraceEvent::span(0, 100_000, "MMA x4 (n128, bf16)".into(), 100, 180),
-                TraceEvent::span(0, 100_001, "TMA load 32768 B -> full[0]".into(), 0, 300).asynchronous(),
-                TraceEvent::span(0, 100_001, "TMA load 32768 B -> full[1]".into(), 10, 320).asynchronous(),
-                TraceEvent::span(0, 0, "wait full[0] (parity 0) <&\"'>".into(), 0, 301),
-                TraceEvent::span(0, 0, "wgmma issue x4 (n128)".into(), 301, 305),
-                TraceEvent::span(0, 1, "wait empty[0] (parity 1)".into(), 5, 50),
-                TraceEvent::span(0, 13, "FMA x8".into(), 400, 420),
-            ],
-            threads: vec![
-                (0, 100_000, "tensor cores".into()),
-                (0, 100_001, "TMA unit".into()),
-                (0, 0, "slot 0 warp 0 `consumer<1>` #0 (warp 0 of it)".into()),
-                (0, 1, "slot 0 warp 1 `producer` #0 (warp 0 of it)".into()),
-                (0, 13, "slot 1 warp 1 `producer` #0 (warp 0 of it)".into()),
-            ],
-            processes: vec![(0, "SM 0".into())],
-            dropped: 0,
-        }
-    }
-
     #[test]
     fn html_is_well_formed_escaped_and_self_contained() {
         let trace = sample();
@@ -680,11 +596,11 @@ mod tests {
         assert_eq!(counts["svg"], 2);
         assert_eq!(counts["script"], 1);
         assert_eq!(spans(&html), trace.events.len());
-        assert!(html.contains("wait full[0] (parity 0) &lt;&amp;&quot;&#39;&gt;"));
+        assert!(html.contains("wait full &lt;&amp;&quot;&#39;&gt;[0] (parity 0)"), "{html}");
         assert!(html.contains("`consumer&lt;1&gt;` #0"));
         assert!(!html.contains("consumer<1>") && !html.contains("<&"));
         assert!(html.contains("start 0, end 301: 301 cycles"));
-        assert!(html.contains("CTA slot 0") && html.contains("CTA slot 1") && html.contains("tensor cores"));
+        assert!(html.contains("resident CTA 0") && html.contains("resident CTA 1") && html.contains("tensor cores"));
         // No external resources: the only URL is the SVG namespace.
         assert!(!html.contains("src=") && !html.contains("href=") && !html.contains("@import"));
         assert_eq!(html.matches("http").count(), 2, "namespace in the SVG and in the script");
@@ -732,12 +648,8 @@ mod tests {
 
     #[test]
     fn categories_colours_and_ticks() {
-        assert_eq!(category("TMA load 32768 B -> full[1]"), "TMA load");
-        assert_eq!(category("wait full[0] (parity 1)"), "wait full");
-        assert_eq!(category("MMA x4 (n128, bf16)"), "MMA");
-        assert_eq!(category("bar.sync epilogue"), "bar.sync epilogue");
-        assert_eq!(category("12 things"), "other");
-        let names: Vec<String> = (0..40).map(|i| format!("kind{i}")).chain(["wait a".to_string()]).collect();
+        let names: Vec<(String, bool)> =
+            (0..40).map(|i| (format!("kind{i}"), false)).chain([("wait a".to_string(), true)]).collect();
         let colours = colours(&names);
         let from_palette: std::collections::HashSet<&str> =
             colours[..40].iter().map(String::as_str).filter(|c| WORK_COLOURS.contains(c)).collect();

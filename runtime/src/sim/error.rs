@@ -1,7 +1,7 @@
 //! Errors of a timing run.
 
+use crate::deadlock::Deadlock;
 use crate::dsl::Fault;
-use crate::emu::Deadlock;
 use crate::launch::LaunchError;
 
 use super::occupancy::OccupancyError;

@@ -3,8 +3,9 @@
 //!
 //! **Placement.** The occupancy calculator ([`super::occupancy()`]) gives the CTAs one SM holds
 //! at once. At cycle 0 the first CTAs are dealt round-robin over the SMs (CTA `i` to SM
-//! `i % SMs`, then a second round for the second slot, ...); whenever a CTA retires, its SM
-//! takes the next CTA of the grid (in `blockIdx` order, x fastest) in the freed slot. The
+//! `i % SMs`, then a second round for each SM's second resident CTA, ...); whenever a CTA
+//! retires, its SM takes the next CTA of the grid (in `blockIdx` order, x fastest) in its
+//! place. The
 //! grid therefore runs in waves of `SMs x CTAs per SM`, and the last, partial wave leaves SMs
 //! idle: the report's tail. Launching a CTA costs no cycles (the block scheduler's latency is
 //! not modelled); a CTA retires once its last warp has exited and its copies have landed.
@@ -22,10 +23,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use warpspec_hw::CtaLimits;
+
+use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
-use crate::emu::{BlockedInstance, Deadlock};
-use crate::launch::{self, Grid};
-use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Utilisation, Waves};
+use crate::launch::{Grid, LaunchError};
+use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves};
 
 use super::backend::SimBackend;
 use super::error::SimError;
@@ -34,8 +37,8 @@ use super::machine::Machine;
 use super::memory::MemorySystem;
 use super::occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
 use super::options::{Progress, SimOptions};
-use super::sm::{CtaShape, Driver, Env, InstanceShape, Sm};
-use super::timing::Timing;
+use super::sm::{CtaShape, Driver, Env, Place, Sm};
+use super::timing::{ExecPipe, Timing};
 
 /// Grids larger than this are refused: the simulator keeps a small record per CTA.
 const MAX_CTAS: usize = 1 << 24;
@@ -45,15 +48,15 @@ const MAX_CTAS: usize = 1 << 24;
 /// The role programs run as in the emulator, but their ops drive the cycle-level model
 /// instead of computing (unless [`SimOptions::compute`] is set); use
 /// [`crate::dsl::Global::shape_only`] tensors for large problems. Returns an error if the
-/// launch is invalid, no CTA fits on an SM, a CTA deadlocks in simulated time, or role code
-/// faults or panics.
+/// launch is invalid on `machine` (its [`Machine::cta_limits`]), no CTA fits on an SM, a
+/// CTA deadlocks in simulated time, or role code faults or panics.
 pub fn simulate<K: Kernel>(
     machine: &Machine,
     grid: Grid,
     params: &K::Params,
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
-    let spec = launch::check::<K>(&grid)?;
+    let spec = check_launch(&K::SPEC, &grid, &machine.cta_limits())?;
     if grid.ctas() > MAX_CTAS {
         return Err(SimError::Options(format!(
             "the grid has {} CTAs; the simulator handles at most {MAX_CTAS}",
@@ -65,9 +68,9 @@ pub fn simulate<K: Kernel>(
     let occupancy = kernel_occupancy(machine, spec)?;
     let shape = CtaShape::from_spec(spec);
     let ctas_per_sm = occupancy.ctas_per_sm as usize;
-    let slots = machine.sm_count.value as usize * ctas_per_sm;
-    let backends: Vec<SimBackend<'_>> = (0..slots).map(|_| SimBackend::new(spec, &timing, opts.compute)).collect();
-    let smems: Vec<K::Smem> = (0..slots).map(|_| K::Smem::allocate(opts.compute)).collect();
+    let residents = machine.sm_count.value as usize * ctas_per_sm;
+    let backends: Vec<SimBackend<'_>> = (0..residents).map(|_| SimBackend::new(spec, &timing, opts.compute)).collect();
+    let smems: Vec<K::Smem> = (0..residents).map(|_| K::Smem::allocate(opts.compute)).collect();
     let cells: Vec<OnceCell<Cta<'_, K>>> = (0..grid.ctas()).map(|_| OnceCell::new()).collect();
     let mut driver = KernelDriver::<K> {
         spec,
@@ -76,8 +79,8 @@ pub fn simulate<K: Kernel>(
         backends: &backends,
         smems: &smems,
         cells: &cells,
-        futures: (0..slots).map(|_| Vec::new()).collect(),
-        slot_cta: vec![0; slots],
+        futures: (0..residents).map(|_| Vec::new()).collect(),
+        resident_cta: vec![0; residents],
         instances: spec.instances().collect(),
         ctas_per_sm,
         next: 0,
@@ -125,34 +128,25 @@ pub fn kernel_occupancy(machine: &Machine, spec: &KernelSpec) -> Result<Occupanc
     }
 }
 
-impl CtaShape {
-    /// The shape of the CTAs of `spec`.
-    pub(crate) fn from_spec(spec: &'static KernelSpec) -> Self {
-        CtaShape {
-            kernel: spec.name,
-            roles: spec.roles.iter().map(|r| r.name).collect(),
-            instances: spec
-                .instances()
-                .map(|who| InstanceShape {
-                    role: who.role,
-                    index: who.instance,
-                    first_warp: spec.first_warp(who),
-                    warps: spec.roles[who.role as usize].warps_per_instance,
-                })
-                .collect(),
-            warps: spec.warps(),
-            barriers: spec
-                .barriers
-                .iter()
-                .map(|b| (b.name.to_string(), b.len, b.arrivals, spec.role_names(b.arrivers)))
-                .collect(),
-            named: spec
-                .named_barriers
-                .iter()
-                .map(|n| (n.name.to_string(), n.threads, spec.role_names(n.roles)))
-                .collect(),
-        }
+/// Checks what every launch of `spec` on `grid` needs on a machine with `limits`: a CTA at
+/// all, its shared memory and its threads.
+fn check_launch(
+    spec: &'static KernelSpec,
+    grid: &Grid,
+    limits: &CtaLimits,
+) -> Result<&'static KernelSpec, LaunchError> {
+    if grid.ctas() == 0 {
+        return Err(LaunchError::EmptyGrid { grid: grid.dims });
     }
+    let limit = limits.smem_per_cta_bytes as usize;
+    if spec.smem_bytes > limit {
+        return Err(LaunchError::SharedMemory { kernel: spec.name, bytes: spec.smem_bytes, limit });
+    }
+    let threads = spec.threads();
+    if threads == 0 || threads > limits.threads_per_cta {
+        return Err(LaunchError::Threads { kernel: spec.name, threads });
+    }
+    Ok(spec)
 }
 
 /// Runs the role futures of the CTAs of kernel `K`.
@@ -163,10 +157,10 @@ struct KernelDriver<'a, K: Kernel> {
     backends: &'a [SimBackend<'a>],
     smems: &'a [K::Smem],
     cells: &'a [OnceCell<Cta<'a, K>>],
-    /// Per CTA slot (SM-major), the futures of its CTA's instances.
+    /// Per resident CTA (SM-major), the futures of its instances.
     futures: Vec<Vec<Option<RoleFuture<'a>>>>,
-    /// Per CTA slot, the CTA it runs.
-    slot_cta: Vec<usize>,
+    /// Per resident CTA, which CTA of the grid it is.
+    resident_cta: Vec<usize>,
     instances: Vec<Who>,
     ctas_per_sm: usize,
     next: usize,
@@ -181,11 +175,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
-    fn launch(&mut self, sm: usize, slot: usize) -> Option<usize> {
+    fn launch(&mut self, place: Place) -> Option<usize> {
         let cta = self.next;
         let cell = self.cells.get(cta)?;
         self.next += 1;
-        let index = sm * self.ctas_per_sm + slot;
+        let index = self.index(place);
         let backend = &self.backends[index];
         backend.clear_release();
         backend.drain_into(&mut Vec::new());
@@ -197,19 +191,12 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             grid: self.grid.dims,
         });
         self.futures[index] = self.instances.iter().map(|&who| Some(K::spawn(cta_ref, who))).collect();
-        self.slot_cta[index] = cta;
+        self.resident_cta[index] = cta;
         Some(cta)
     }
 
-    fn resume(
-        &mut self,
-        sm: usize,
-        slot: usize,
-        instance: usize,
-        release: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<bool, SimError> {
-        let index = sm * self.ctas_per_sm + slot;
+    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
+        let index = self.index(place);
         let backend = &self.backends[index];
         let Some(future) = self.futures[index].get_mut(instance).and_then(Option::as_mut) else { return Ok(true) };
         if release {
@@ -228,7 +215,7 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             Err(payload) => {
                 return Err(SimError::Panic {
                     kernel: self.spec.name,
-                    block: self.slot_block(index),
+                    block: self.resident_block(index),
                     instance: self.spec.describe(who),
                     message: panic_message(payload.as_ref()),
                 });
@@ -244,7 +231,7 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         if let Some((who, fault)) = backend.take_fault() {
             return Err(SimError::Fault {
                 kernel: self.spec.name,
-                block: self.slot_block(index),
+                block: self.resident_block(index),
                 instance: self.spec.describe(who),
                 fault,
             });
@@ -253,8 +240,9 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         Ok(done)
     }
 
-    fn retire(&mut self, sm: usize, slot: usize) {
-        self.futures[sm * self.ctas_per_sm + slot].clear();
+    fn retire(&mut self, place: Place) {
+        let index = self.index(place);
+        self.futures[index].clear();
     }
 
     fn block(&self, cta: usize) -> [u32; 3] {
@@ -263,9 +251,14 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
 }
 
 impl<K: Kernel> KernelDriver<'_, K> {
-    /// `blockIdx` of the CTA in slot `index`.
-    fn slot_block(&self, index: usize) -> [u32; 3] {
-        self.grid.block(self.slot_cta[index])
+    /// The index of `place` among all resident CTAs (SM-major).
+    fn index(&self, place: Place) -> usize {
+        place.sm * self.ctas_per_sm + place.resident
+    }
+
+    /// `blockIdx` of resident CTA `index` (SM-major).
+    fn resident_block(&self, index: usize) -> [u32; 3] {
+        self.grid.block(self.resident_cta[index])
     }
 }
 
@@ -305,9 +298,9 @@ impl GpuRun<'_> {
         let env_of = |sm: usize| if sm < traced_sms { &env_traced } else { &env_plain };
         let mut sms: Vec<Sm> = (0..sm_count).map(|i| Sm::new(i, ctas_per_sm, env_of(i))).collect();
         let mut mem = MemorySystem::new(self.timing);
-        for slot in 0..ctas_per_sm {
+        for resident in 0..ctas_per_sm {
             for (i, sm) in sms.iter_mut().enumerate() {
-                sm.launch(slot, 0, env_of(i), driver)?;
+                sm.launch(resident, 0, env_of(i), driver)?;
             }
         }
         let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..sm_count).map(|i| Reverse((0, i))).collect();
@@ -338,31 +331,30 @@ impl GpuRun<'_> {
                 }
             }
         }
-        if let Some((i, slot)) = sms
+        if let Some((i, resident)) = sms
             .iter()
             .enumerate()
-            .find_map(|(i, sm)| (0..sm.slot_count()).find(|&s| sm.resident_cta(s).is_some()).map(|s| (i, s)))
+            .find_map(|(i, sm)| (0..sm.resident_count()).find(|&r| sm.resident_cta(r).is_some()).map(|r| (i, r)))
         {
-            return Err(self.deadlock(&sms[i], slot, env_of(i), now, driver));
+            return Err(self.deadlock(&sms[i], resident, env_of(i), now, driver));
         }
         Ok(self.report(&sms, &mem, traced_sms, &env_traced, start.elapsed()))
     }
 
-    /// The deadlock of the CTA in `slot` of `sm`.
-    fn deadlock(&self, sm: &Sm, slot: usize, env: &Env<'_>, cycle: u64, driver: &dyn Driver) -> SimError {
-        let block = sm.resident_cta(slot).map_or([0; 3], |cta| driver.block(cta));
+    /// The deadlock of the CTA at `resident` of `sm`.
+    fn deadlock(&self, sm: &Sm, resident: usize, env: &Env<'_>, cycle: u64, driver: &dyn Driver) -> SimError {
+        let block = sm.resident_cta(resident).map_or([0; 3], |cta| driver.block(cta));
         let mut blocked = Vec::new();
         let mut finished = Vec::new();
-        for (inst, state) in self.shape.instances.iter().zip(sm.describe_blocked(slot, env)) {
-            let role = self.shape.roles.get(inst.role as usize).copied().unwrap_or("?");
-            match state {
+        for (inst, waiting) in self.shape.instances.iter().zip(sm.waiting(resident, env)) {
+            match waiting {
                 None => finished.push(self.shape.describe(inst)),
-                Some((barrier, waiting_for)) => blocked.push(BlockedInstance {
-                    role,
+                Some(waiting) => blocked.push(BlockedInstance {
+                    role: self.shape.role_name(inst),
                     instance: u32::from(inst.index),
                     warps: (inst.first_warp, inst.first_warp + inst.warps - 1),
-                    barrier,
-                    waiting_for,
+                    waiting,
+                    watchdog: None,
                 }),
             }
         }
@@ -374,21 +366,21 @@ impl GpuRun<'_> {
         let sm_count = sms.len();
         let cycles = sms.iter().map(|s| s.stats.last_retire).max().unwrap_or(0).max(1);
         let sm_cycles = cycles as f64 * sm_count as f64;
-        let slots = sm_cycles * t.sub_partitions as f64;
+        let issue_cycles = sm_cycles * t.sub_partitions as f64;
         let sum = |f: &dyn Fn(&Sm) -> f64| sms.iter().map(f).sum::<f64>();
-        let pipe = |p: usize| sum(&|s| s.stats.pipe_busy[p] as f64) / slots;
-        let utilisation = Utilisation {
-            tensor: sum(&|s| s.stats.tensor_busy) / sm_cycles,
-            tma: sum(&|s| s.tma_busy()) / sm_cycles,
-            issue: sum(&|s| s.stats.issued as f64) / slots,
-            fma: pipe(0),
-            alu: pipe(1),
-            mufu: pipe(2),
-            lsu: pipe(3),
-            smem: sum(&|s| s.stats.smem_bytes as f64) / (sm_cycles * t.smem_bytes_per_clk),
-            l2: mem.l2.busy / cycles as f64,
-            hbm: mem.hbm.busy / cycles as f64,
-        };
+        let pipe = |p: ExecPipe| sum(&|s| s.stats.pipe_busy[p.index()] as f64) / issue_cycles;
+        let utilisation = Utilisation::from_fn(|unit| match unit {
+            Unit::TensorCores => sum(&|s| s.stats.tensor_busy) / sm_cycles,
+            Unit::Tma => sum(&|s| s.tma_busy()) / sm_cycles,
+            Unit::Issue => sum(&|s| s.stats.issued as f64) / issue_cycles,
+            Unit::Fma => pipe(ExecPipe::Fma),
+            Unit::Alu => pipe(ExecPipe::Alu),
+            Unit::Mufu => pipe(ExecPipe::Mufu),
+            Unit::Lsu => pipe(ExecPipe::Lsu),
+            Unit::Smem => sum(&|s| s.stats.smem_bytes as f64) / (sm_cycles * t.smem_bytes_per_clk),
+            Unit::L2 => mem.l2.busy / cycles as f64,
+            Unit::Hbm => mem.hbm.busy / cycles as f64,
+        });
         let mut roles: Vec<RoleStalls> = self
             .shape
             .roles
@@ -419,9 +411,8 @@ impl GpuRun<'_> {
             threads: sms[..traced_sms]
                 .iter()
                 .enumerate()
-                .flat_map(|(i, s)| s.trace_threads(env).into_iter().map(move |(tid, name)| (i as u32, tid, name)))
+                .flat_map(|(i, s)| s.trace_tracks(env).into_iter().map(move |track| (i as u32, track)))
                 .collect(),
-            processes: (0..traced_sms).map(|i| (i as u32, format!("SM {i}"))).collect(),
             dropped: sms[..traced_sms].iter().map(|s| s.trace_dropped).sum(),
         });
         SimReport {
@@ -479,5 +470,27 @@ mod tests {
         // 256 registers for 12 warps cannot fit.
         static BIG: [RoleSpec; 1] = [role("w", 3, 4, 256)];
         assert!(matches!(kernel_occupancy(&h100, &spec(&BIG, 0)), Err(SimError::Occupancy { .. })));
+    }
+
+    #[test]
+    fn launches_are_checked_against_the_machine_given() {
+        static ROLES: [RoleSpec; 1] = [role("w", 1, 4, 32)];
+        static SPEC: KernelSpec = spec(&ROLES, 200 * 1024);
+        static HUGE_ROLES: [RoleSpec; 1] = [role("w", 9, 4, 32)];
+        static HUGE: KernelSpec = spec(&HUGE_ROLES, 0);
+        let one = Grid::new(1, 1, 1);
+        let mut machine = Machine::h200();
+        assert!(check_launch(&SPEC, &one, &machine.cta_limits()).is_ok());
+        machine.smem.max_per_cta_bytes.value = 100 * 1024;
+        let err = check_launch(&SPEC, &one, &machine.cta_limits());
+        assert!(matches!(err, Err(LaunchError::SharedMemory { limit: 102_400, .. })), "{err:?}");
+        assert!(matches!(
+            check_launch(&HUGE, &one, &machine.cta_limits()),
+            Err(LaunchError::Threads { threads: 1152, .. })
+        ));
+        assert!(matches!(
+            check_launch(&SPEC, &Grid::new(0, 1, 1), &machine.cta_limits()),
+            Err(LaunchError::EmptyGrid { .. })
+        ));
     }
 }

@@ -95,11 +95,11 @@ pub enum Instr {
         /// Bytes each warp-instruction moves.
         bytes: u32,
     },
-    /// One MMA group: `issue` issue slots per warp (`wgmma.fence`, `instrs` x `wgmma`,
+    /// One MMA group: `issue` issue cycles per warp (`wgmma.fence`, `instrs` x `wgmma`,
     /// `wgmma.commit_group`), collective over the instance; its `instrs` native MMAs of
     /// `fma` multiply-adds each run back to back on the SM's tensor cores.
     Mma {
-        /// Issue slots per warp.
+        /// Issue cycles per warp.
         issue: u32,
         /// Native MMA instructions.
         instrs: u32,
@@ -112,11 +112,11 @@ pub enum Instr {
         /// `A` comes from registers (`wgmma` RS): waits for the previous register result.
         a_in_registers: bool,
     },
-    /// Single-thread MMAs into tensor memory (`tcgen05.mma`): `instrs` issue slots (one per
+    /// Single-thread MMAs into tensor memory (`tcgen05.mma`): `instrs` issue cycles (one per
     /// native MMA of `fma` multiply-adds), collective over the instance; they run on the SM's
     /// tensor cores and complete for [`Instr::MmaCommit`].
     Umma {
-        /// Native MMA instructions (and issue slots).
+        /// Native MMA instructions (and issue cycles).
         instrs: u32,
         /// Multiply-adds of one native instruction.
         fma: u64,
@@ -125,11 +125,11 @@ pub enum Instr {
         /// Operand format.
         dtype: DType,
     },
-    /// `tcgen05.commit`: one arrival on `slot` once every MMA the instance issued before it has
-    /// completed; collective.
+    /// `tcgen05.commit`: one arrival on `barrier` once every MMA the instance issued before it
+    /// has completed; collective.
     MmaCommit {
         /// The barrier to arrive on.
-        slot: BarrierSlot,
+        barrier: BarrierSlot,
     },
     /// `count` tensor-memory accesses of `bytes` each (per warp-instruction) through the
     /// sub-partition's tensor-memory port; loads produce results.
@@ -141,11 +141,11 @@ pub enum Instr {
         /// Load (true) or store.
         load: bool,
     },
-    /// A TMA load of `bytes`, completing its bytes on `slot`; collective (the copy starts
+    /// A TMA load of `bytes`, completing its bytes on `barrier`; collective (the copy starts
     /// when the last warp of the instance issues it).
     TmaLoad {
         /// Barrier the bytes complete on.
-        slot: BarrierSlot,
+        barrier: BarrierSlot,
         /// Bytes copied.
         bytes: u32,
         /// The source box, for the L2 model (`None`: counts as an L2 hit).
@@ -161,7 +161,7 @@ pub enum Instr {
     /// `mbarrier.arrive` (expecting `tx_bytes`); one arrival per instance, collective.
     Arrive {
         /// The barrier.
-        slot: BarrierSlot,
+        barrier: BarrierSlot,
         /// Transaction bytes expected.
         tx_bytes: u32,
     },
@@ -170,13 +170,13 @@ pub enum Instr {
         /// Index into the kernel's named barriers.
         barrier: u16,
     },
-    /// A blocking wait; one issue slot each time the warp tests it.
+    /// A blocking wait; one issue cycle each time the warp tests it.
     Wait(Wait),
 }
 
 impl Instr {
-    /// Issue slots the instruction takes per warp.
-    pub fn issue_slots(&self) -> u32 {
+    /// Warp-instructions the instruction issues per warp (issue cycles of its scheduler).
+    pub fn issues(&self) -> u32 {
         match *self {
             Instr::Exec { count, .. }
             | Instr::Shared { count, .. }
@@ -255,19 +255,19 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 /// - [`Op::Mma`] `m x n x k` of `dtype`: `ceil(m / M0) * ceil(k / K0)` native MMAs, where
 ///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
 ///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
-///   `wgmma.commit_group`: `instrs + 2` issue slots per warp. Each native MMA keeps the
+///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp. Each native MMA keeps the
 ///   tensor cores busy `M0 * n * K0 / fma_per_clk` cycles and completes `max(that, latency(n))`
 ///   after it starts (`N/2` cycles for `N >= 64` on Hopper).
 ///   Machines that issue MMAs with `tcgen05` have no `wgmma`: [`Unsupported`].
 /// - [`Op::Umma`] `m x n x k`: `tcgen05.mma`, counted as [`Op::Mma`] (native shape
-///   `m128nNk16`) but with one issue slot per native MMA and no fence or commit; completion
-///   is observed through [`Op::MmaCommit`] (one issue slot, one arrival per instance once
+///   `m128nNk16`) but with one issue cycle per native MMA and no fence or commit; completion
+///   is observed through [`Op::MmaCommit`] (one issue cycle, one arrival per instance once
 ///   every earlier MMA of the instance has completed). Needs a machine with `tcgen05`.
 /// - [`Op::TmemLoad`] / [`Op::TmemStore`] of `bytes` over the instance: `tcgen05.ld/st
 ///   .32x32b.x32`, 128 bytes per thread, so `ceil(bytes / (T / 32) / 4096)` per warp, each
 ///   holding the sub-partition's tensor-memory port for its bytes at
 ///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
-/// - [`Op::TmaLoad`], [`Op::TmaStore`], [`Op::Arrive`]: one issue slot, one effect per
+/// - [`Op::TmaLoad`], [`Op::TmaStore`], [`Op::Arrive`]: one issue cycle, one effect per
 ///   instance (one elected thread acts).
 /// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
 pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
@@ -332,7 +332,7 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             if timing.mma_kind != MmaKind::SingleThread {
                 return Err(Unsupported { needs: "`tcgen05.commit` (Blackwell), which this machine lacks" });
             }
-            out.push(Instr::MmaCommit { slot });
+            out.push(Instr::MmaCommit { barrier: slot });
         }
         Op::TmemLoad { bytes } | Op::TmemStore { bytes } => {
             if timing.tmem.is_none() {
@@ -343,9 +343,9 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 out.push(Instr::Tmem { count, bytes: per, load: matches!(op, Op::TmemLoad { .. }) });
             }
         }
-        Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { slot, bytes, src: Some(src) }),
+        Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) }),
         Op::TmaStore { bytes, dst } => out.push(Instr::TmaStore { bytes, dst: Some(dst) }),
-        Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { slot, tx_bytes }),
+        Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
         Op::NamedArrive { barrier } => out.push(Instr::NamedArrive { barrier }),
     }
     Ok(())
@@ -368,12 +368,12 @@ mod tests {
         let fma = lowered(Op::Math { kind: MathKind::Fma, rows: 64, cols: 128 }, 128);
         assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream }]);
         let cast = lowered(Op::Math { kind: MathKind::Cast, rows: 64, cols: 128 }, 128);
-        assert_eq!(cast[0].issue_slots(), 32);
+        assert_eq!(cast[0].issues(), 32);
         let rows = lowered(Op::Math { kind: MathKind::Exp2, rows: 64, cols: 1 }, 128);
         assert_eq!(rows, [Instr::Exec { pipe: ExecPipe::Mufu, count: 2, dep: Dep::Stream }]);
         let reduce = lowered(Op::Math { kind: MathKind::RowReduce, rows: 64, cols: 128 }, 128);
-        let slots: u32 = reduce.iter().map(Instr::issue_slots).sum();
-        assert_eq!(slots, 62 + 2 * (2 + 2));
+        let issues: u32 = reduce.iter().map(Instr::issues).sum();
+        assert_eq!(issues, 62 + 2 * (2 + 2));
     }
 
     #[test]

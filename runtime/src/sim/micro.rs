@@ -11,7 +11,7 @@ use super::lower::Instr;
 use super::machine::Machine;
 use super::occupancy::{BlockResources, occupancy};
 use super::options::SimOptions;
-use super::sm::{CtaShape, Driver, InstanceShape};
+use super::sm::{BarrierShape, CtaShape, Driver, InstanceShape, NamedShape, Place};
 use super::timing::Timing;
 
 /// One instance of a micro-benchmark CTA: `warps` warps (1, or 4 for a warpgroup) that all
@@ -35,7 +35,7 @@ pub struct MicroKernel {
     pub instances: Vec<MicroInstance>,
     /// mbarriers (index `i` is barrier `i`, stage 0): arrivals per phase.
     pub barriers: Vec<u32>,
-    /// Named barriers: threads per use.
+    /// Named barriers: threads per use (barrier `i` has hardware id `i + 1`).
     pub named_barriers: Vec<u32>,
     /// Registers per thread (for the occupancy limit).
     pub regs_per_thread: u32,
@@ -81,13 +81,23 @@ impl MicroKernel {
                 .barriers
                 .iter()
                 .enumerate()
-                .map(|(i, &a)| (format!("bar{i}"), 1, a, "any instance".to_string()))
+                .map(|(i, &arrivals)| BarrierShape {
+                    name: format!("bar{i}").into(),
+                    stages: 1,
+                    arrivals,
+                    arrivers: "any instance".to_string(),
+                })
                 .collect(),
             named: self
                 .named_barriers
                 .iter()
                 .enumerate()
-                .map(|(i, &t)| (format!("named{i}"), t, "any instance".to_string()))
+                .map(|(i, &threads)| NamedShape {
+                    name: format!("named{i}").into(),
+                    id: i as u32 + 1,
+                    threads,
+                    roles: "any instance".to_string(),
+                })
                 .collect(),
         }
     }
@@ -99,28 +109,21 @@ struct MicroDriver<'k> {
 }
 
 impl Driver for MicroDriver<'_> {
-    fn launch(&mut self, _sm: usize, _slot: usize) -> Option<usize> {
+    fn launch(&mut self, _place: Place) -> Option<usize> {
         (self.next < self.kernel.ctas).then(|| {
             self.next += 1;
             self.next - 1
         })
     }
 
-    fn resume(
-        &mut self,
-        _sm: usize,
-        _slot: usize,
-        instance: usize,
-        release: bool,
-        out: &mut Vec<Instr>,
-    ) -> Result<bool, SimError> {
+    fn resume(&mut self, _: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
         if !release && let Some(inst) = self.kernel.instances.get(instance) {
             out.extend_from_slice(&inst.program);
         }
         Ok(true)
     }
 
-    fn retire(&mut self, _sm: usize, _slot: usize) {}
+    fn retire(&mut self, _place: Place) {}
 
     fn block(&self, cta: usize) -> [u32; 3] {
         [cta as u32, 0, 0]
@@ -188,7 +191,7 @@ mod tests {
         let report = run(&MicroKernel::new(vec![one("w0"), one("w1"), one("w2"), one("w3")]));
         let lanes_per_clk = 4.0 * f64::from(n) * 32.0 / report.cycles as f64;
         assert!(lanes_per_clk > 0.99 * 128.0, "{lanes_per_clk} FFMA lanes per clock");
-        assert!(report.utilisation.fma > 0.99 / 132.0, "one SM of 132 is busy");
+        assert!(report.utilisation[crate::report::Unit::Fma] > 0.99 / 132.0, "one SM of 132 is busy");
         // One warp keeps only its own sub-partition busy: a quarter of the SM's rate.
         let report = run(&MicroKernel::new(vec![one("w0")]));
         let lanes_per_clk = f64::from(n) * 32.0 / report.cycles as f64;
@@ -230,8 +233,8 @@ mod tests {
 
     fn tma_kernel(loads: u32, bytes: u32, ctas: usize) -> MicroKernel {
         let bar = BarrierSlot { barrier: 0, index: 0 };
-        let mut program = vec![Instr::Arrive { slot: bar, tx_bytes: loads * bytes }];
-        program.extend((0..loads).map(|_| Instr::TmaLoad { slot: bar, bytes, src: None }));
+        let mut program = vec![Instr::Arrive { barrier: bar, tx_bytes: loads * bytes }];
+        program.extend((0..loads).map(|_| Instr::TmaLoad { barrier: bar, bytes, src: None }));
         program.push(Instr::Wait(Wait::Parity { slot: bar, parity: 0 }));
         MicroKernel { barriers: vec![1], ctas, ..MicroKernel::new(vec![warp("load", program)]) }
     }
@@ -251,7 +254,7 @@ mod tests {
         let per_clk = sms as f64 * 64.0 * f64::from(bytes) / report.cycles as f64;
         let l2 = timing.l2_bytes_per_clk;
         assert!(per_clk > 0.9 * l2 && per_clk <= 1.001 * l2, "{per_clk} B/clk over the GPU, L2 {l2}");
-        assert!(report.utilisation.l2 > 0.9);
+        assert!(report.utilisation[crate::report::Unit::L2] > 0.9);
     }
 
     /// End-to-end latencies measured on an H200 (calibration/README.md), reproduced by the
@@ -268,15 +271,15 @@ mod tests {
         // TMA 2D load, L2 hit, issue to the waiting thread resuming: 397 (8 KB), 462 (16 KB).
         for (bytes, measured, tolerance) in [(8192, 397.0, 0.03), (16384, 462.0, 0.08)] {
             let program = vec![
-                Instr::Arrive { slot: bar, tx_bytes: bytes },
-                Instr::TmaLoad { slot: bar, bytes, src: None },
+                Instr::Arrive { barrier: bar, tx_bytes: bytes },
+                Instr::TmaLoad { barrier: bar, bytes, src: None },
                 Instr::Wait(Wait::Parity { slot: bar, parity: 0 }),
             ];
             let kernel = MicroKernel { barriers: vec![1], ..MicroKernel::new(vec![warp("tma", program)]) };
             within(cycles(&kernel).unwrap_or(0), measured, tolerance);
         }
         // mbarrier arrive to a waiter in another warp resuming: 89 cycles.
-        let arrive = vec![exec(ExecPipe::Fma, 100, Dep::Chain), Instr::Arrive { slot: bar, tx_bytes: 0 }];
+        let arrive = vec![exec(ExecPipe::Fma, 100, Dep::Chain), Instr::Arrive { barrier: bar, tx_bytes: 0 }];
         let waiter = vec![Instr::Wait(Wait::Parity { slot: bar, parity: 0 })];
         let kernel = MicroKernel { barriers: vec![1], ..MicroKernel::new(vec![warp("a", arrive), warp("w", waiter)]) };
         within(cycles(&kernel).unwrap_or(0), 4.0 * 100.0 + 89.0, 0.01);
@@ -293,13 +296,13 @@ mod tests {
     fn a_deadlock_in_simulated_time_is_reported() {
         let bar = BarrierSlot { barrier: 0, index: 0 };
         let program =
-            vec![Instr::Arrive { slot: bar, tx_bytes: 0 }, Instr::Wait(Wait::Parity { slot: bar, parity: 0 })];
+            vec![Instr::Arrive { barrier: bar, tx_bytes: 0 }, Instr::Wait(Wait::Parity { slot: bar, parity: 0 })];
         let kernel = MicroKernel { barriers: vec![2], ..MicroKernel::new(vec![warp("lonely", program)]) };
         match simulate_micro(&h100(), &kernel, &SimOptions::default()) {
             Err(SimError::Deadlock { deadlock, .. }) => {
                 assert_eq!(deadlock.blocked.len(), 1);
-                assert_eq!(deadlock.blocked[0].barrier, "`bar0[0]`");
-                assert!(deadlock.blocked[0].waiting_for.contains("1 of 2 arrivals missing"), "{deadlock}");
+                assert_eq!(deadlock.blocked[0].barrier(), "`bar0[0]`");
+                assert!(deadlock.blocked[0].waiting_for().contains("1 of 2 arrivals missing"), "{deadlock}");
             }
             other => panic!("expected a deadlock, got {other:?}"),
         }
@@ -338,7 +341,7 @@ mod tests {
         let opts = SimOptions::default().with_trace(Default::default());
         let report = simulate_micro(&h100(), &tma_kernel(4, 1024, 1), &opts);
         let trace = report.ok().and_then(|r| r.trace).unwrap_or_default();
-        let names: Vec<&str> = trace.events.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<String> = trace.events.iter().map(|e| e.kind.to_string()).collect();
         assert!(names.iter().any(|n| n.starts_with("TMA load 1024 B")), "{names:?}");
         assert!(names.iter().any(|n| n.starts_with("wait bar0[0]")), "{names:?}");
         assert!(trace.to_chrome_json().contains("\"process_name\""));

@@ -1,0 +1,227 @@
+//! NVIDIA B200: the Blackwell machine description, with the sources of its numbers.
+
+use super::{
+    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile, ResidencyLimits,
+    SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, TensorMemory, Tma,
+};
+
+/// Source strings shared by several B200 parameters.
+mod src {
+    pub const BW_TUNING: &str = "NVIDIA Blackwell Tuning Guide: 'Both the H100 and the B200 support shared memory capacities of 0, 8, 16, 32, 64, 100, 132, 164, 196 and 228 KB per SM ... CUDA reserves 1 KB of shared memory per thread block ... up to 227 KB'";
+    pub const B200_QUERY: &str = "cudaGetDeviceProperties on a B200, quoted in pytorch/ao PR #4002 (148 SMs, 2048 threads/SM, 1024 threads/block, 65536 regs/SM and /block, 228 KB smem/SM, 126.50 MB L2, cc 10.0)";
+    pub const ASSUMED_HOPPER: &str =
+        "no public B200 number: assumed equal to Hopper; to be calibrated: calibration/README.md";
+}
+
+impl Machine {
+    /// NVIDIA B200 (HGX, 1000 W; 148 SMs, 180 GB HBM3e at 8 TB/s, tensor memory).
+    pub fn b200() -> Machine {
+        Machine {
+            name: "b200",
+            full_name: "NVIDIA B200 SXM 180GB",
+            compute_capability: Param::new((10, 0), src::B200_QUERY),
+            sm_count: Param::new(
+                148,
+                "cudaGetDeviceProperties: 148 SMs (pytorch/ao PR #4002); Chips and Cheese 'Nvidia's B200: Keeping the CUDA Juggernaut Rolling': 74 enabled SMs per die x 2",
+            ),
+            clocks: Clocks {
+                boost_ghz: Param::new(
+                    1.98,
+                    "third-party spec database (hmc-tech.com/gpus/nvidia-b200-vs-nvidia-b100: boost 1.98 GHz), not an NVIDIA document; to be calibrated: calibration/README.md",
+                ),
+                spec_ghz: Param::new(
+                    1.856,
+                    "derived: 2.25 PFLOP/s dense BF16 (HGX B200 at 1000 W, NVIDIA via glennklockwood.com/garden/processors/B200; together.ai FlashAttention-4 blog) / (2 x 4096 FMA/clk/SM x 148 SMs) = 1.856 GHz; hmc-tech lists tensor clock 1.86 GHz",
+                ),
+            },
+            issue: Issue {
+                warp_size: Param::new(32, src::B200_QUERY),
+                sub_partitions: Param::new(
+                    4,
+                    "Blackwell SM keeps 4 sub-partitions with 1 tensor core each (4 per SM, 592 tensor cores / 148 SMs; hmc-tech.com B200 spec); cuda_occupancy.h (CUDA 12.8) sub-partitions = 4",
+                ),
+                warp_instructions_per_smsp_per_clk: Param::new(1, src::ASSUMED_HOPPER),
+                mio_queue_instructions: Param::new(8, src::ASSUMED_HOPPER),
+            },
+            limits: ResidencyLimits {
+                warps_per_sm: Param::new(
+                    64,
+                    "derived from 2048 threads/SM / 32 (cudaGetDeviceProperties, pytorch/ao PR #4002); CUDA C++ Programming Guide cc 10.0",
+                ),
+                threads_per_sm: Param::new(2048, src::B200_QUERY),
+                ctas_per_sm: Param::new(
+                    32,
+                    "CUDA C++ Programming Guide, technical specifications (cc 10.0): 32 resident blocks per SM",
+                ),
+                threads_per_cta: Param::new(1024, src::B200_QUERY),
+            },
+            registers: RegisterFile {
+                regs_per_sm: Param::new(65536, src::B200_QUERY),
+                max_regs_per_cta: Param::new(65536, src::B200_QUERY),
+                alloc_unit_regs_per_warp: Param::new(
+                    256,
+                    "cuda_occupancy.h (CUDA 12.8+) cudaOccRegAllocationGranularity = 256 for cc 10.x; assumed equal to Hopper",
+                ),
+                max_regs_per_thread: Param::new(
+                    255,
+                    "CUDA C++ Programming Guide, technical specifications (cc 10.0): 255 registers per thread",
+                ),
+                setmaxnreg: SetMaxNReg {
+                    min: Param::new(24, "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256"),
+                    max: Param::new(256, "PTX ISA, setmaxnreg (sm_100a): imm-reg-count in range 24..=256"),
+                    step: Param::new(8, "PTX ISA, setmaxnreg (sm_100a): multiple of 8"),
+                },
+            },
+            smem: SharedMemory {
+                max_per_sm_bytes: Param::new(228 * 1024, src::BW_TUNING),
+                max_per_cta_bytes: Param::new(227 * 1024, src::BW_TUNING),
+                carveouts_kb: Param::new(&[0, 8, 16, 32, 64, 100, 132, 164, 196, 228], src::BW_TUNING),
+                alloc_granularity_bytes: Param::new(
+                    128,
+                    "cuda_occupancy.h (CUDA 12.8+) cudaOccSMemAllocationGranularity = 128 for cc 10.x; assumed equal to Hopper",
+                ),
+                reserved_per_cta_bytes: Param::new(1024, src::BW_TUNING),
+                bandwidth_bytes_per_clk: Param::new(
+                    128,
+                    "together.ai FlashAttention-4 blog: from H100 to B200 'both the SFU count and shared memory bandwidth remain unchanged' (128 B/clk/SM)",
+                ),
+                load_latency_cycles: Param::new(29, src::ASSUMED_HOPPER),
+            },
+            pipes: Pipes {
+                fma: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        128,
+                        "assumed equal to Hopper (32 FP32 lanes per SMSP; 18,944 FP32 cores / 148 SMs = 128, hmc-tech.com B200 spec)",
+                    ),
+                    latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
+                },
+                alu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(64, src::ASSUMED_HOPPER),
+                    latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
+                },
+                mufu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        16,
+                        "together.ai FlashAttention-4 blog: SFU count unchanged from H100 to B200 (16 ex2/clk/SM); exponential is the forward-pass bottleneck",
+                    ),
+                    latency_cycles: Param::new(20, src::ASSUMED_HOPPER),
+                },
+                lsu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        32,
+                        "assumed equal to Hopper; consistent with unchanged 128 B/clk shared-memory bandwidth (together.ai FlashAttention-4 blog)",
+                    ),
+                    latency_cycles: Param::new(29, src::ASSUMED_HOPPER),
+                },
+            },
+            tensor: TensorCore {
+                dense_fma_per_clk_bf16: Param::new(
+                    4096,
+                    "CUTLASS tcgen05 MMA Programming Guide: tcgen05 has '2x-4x the throughput of Hopper's WGMMA, depending on data type' (2x for BF16: 4096 FMA/clk/SM); consistent with 2.25 PFLOP/s at 148 SMs x ~1.86 GHz",
+                ),
+                dense_fma_per_clk_fp8: Param::new(
+                    8192,
+                    "HGX B200 spec: dense FP8 4.5 PFLOP/s = 2x BF16 (glennklockwood.com/garden/processors/B200) -> 8192 FMA/clk/SM",
+                ),
+                dense_fma_per_clk_tf32: Param::new(
+                    2048,
+                    "HGX B200 spec: dense TF32 1.1 PFLOP/s = BF16 / 2 (glennklockwood.com/garden/processors/B200) -> 2048 FMA/clk/SM",
+                ),
+                issue: MmaIssue::SingleThreadTcgen05 {
+                    tmem: TensorMemory {
+                        lanes: Param::new(
+                            128,
+                            "PTX ISA, Tensor Memory (tcgen05): 128 lanes x 512 columns of 32-bit cells per CTA; NVIDIA Tilus docs 'Tensor Memory Tensor'",
+                        ),
+                        columns: Param::new(
+                            512,
+                            "PTX ISA, Tensor Memory (tcgen05): 128 lanes x 512 columns of 32-bit cells per CTA; NVIDIA Tilus docs 'Tensor Memory Tensor'",
+                        ),
+                        cell_bits: Param::new(32, "PTX ISA, Tensor Memory (tcgen05): 32-bit cells (256 KB per SM)"),
+                        alloc_granularity_columns: Param::new(
+                            32,
+                            "PTX ISA, tcgen05.alloc: nCols a power of 2, at least 32; NVIDIA Tilus docs: 'allocated in units of 32 columns'",
+                        ),
+                        access_bytes_per_clk_per_sm: Param::new(
+                            512,
+                            "no public number: assumed one 32-bit column per lane per clock on each sub-partition's 32 lanes (4 x 32 x 4 B); to be calibrated: calibration/README.md",
+                        ),
+                        load_latency_cycles: Param::new(
+                            29,
+                            "no public number: assumed equal to a shared-memory load; to be calibrated: calibration/README.md",
+                        ),
+                    },
+                    max_cta_group: Param::new(
+                        2,
+                        "PTX ISA, tcgen05.mma .cta_group::2 (CTA pair on two SMs of a TPC); CUTLASS tcgen05 MMA Programming Guide",
+                    ),
+                },
+                latency: MmaLatencyRule {
+                    m: Param::new(
+                        128,
+                        "PTX ISA, tcgen05.mma kind::f16 with cta_group::1: M = 64 or 128 (128 uses all 128 TMEM lanes)",
+                    ),
+                    k: Param::new(16, "PTX ISA, tcgen05.mma kind::f16: K = 16"),
+                    n_min: Param::new(16, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
+                    n_max: Param::new(256, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
+                    n_step: Param::new(16, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
+                    columns_per_cycle: Param::new(
+                        2,
+                        "derived from throughput: m128nNk16 = 2048*N FMA at 4096 FMA/clk/SM -> N/2 cycles; no published latency, to be calibrated: calibration/README.md",
+                    ),
+                    min_latency_cycles: Param::new(32, src::ASSUMED_HOPPER),
+                    fixed_cycles: Param::new(54, src::ASSUMED_HOPPER),
+                },
+                mma_sync_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
+                interference: TensorInterference::none(
+                    "not measured on Blackwell (tcgen05 accumulators live in tensor memory, not registers): assumed none; to be calibrated: calibration/README.md",
+                ),
+            },
+            tma: Tma {
+                extra_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
+                miss_extra_latency_cycles: Param::new(486, src::ASSUMED_HOPPER),
+                bytes_per_clk_per_sm: Param::new(
+                    128,
+                    "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM; to be calibrated: calibration/README.md",
+                ),
+            },
+            l1: L1 { hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER) },
+            l2: L2 {
+                size_bytes: Param::new(
+                    132_644_864,
+                    "cudaGetDeviceProperties: L2 126.50 MB (pytorch/ao PR #4002); Blackwell Tuning Guide: 126 MB",
+                ),
+                hit_latency_cycles: Param::new(
+                    258,
+                    "no public B200 number (two dies; Chips and Cheese B200 article measures a slower cross-die L2): assumed equal to Hopper; to be calibrated: calibration/README.md",
+                ),
+                far_hit_latency_cycles: Param::new(414, src::ASSUMED_HOPPER),
+                bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
+            },
+            hbm: Hbm {
+                capacity_bytes: Param::new(
+                    180_000_000_000,
+                    "HGX B200 / MLPerf system description 'NVIDIA B200-SXM-180GB' (192 GB physical HBM3e; device reports 178.35 GB, pytorch/ao PR #4002)",
+                ),
+                bandwidth_tb_s: Param::new(
+                    8.0,
+                    "NVIDIA B200 datasheet: 8 TB/s HBM3e (pytorch/ao PR #4002 computes 7.67 TB/s from the 7680-bit bus at 3996 MHz)",
+                ),
+                latency_cycles: Param::new(
+                    520,
+                    "no public cycle count (Jarmusch & Chandrasekaran, arXiv 2512.02189, report lower cache-miss latency than H200): assumed equal to Hopper; to be calibrated: calibration/README.md",
+                ),
+            },
+            sync: Sync {
+                mbarrier_wake_cycles: Param::new(
+                    40,
+                    "no published number; placeholder value, to be calibrated: calibration/README.md",
+                ),
+                named_barrier_cycles: Param::new(
+                    20,
+                    "no published number; placeholder value, to be calibrated: calibration/README.md",
+                ),
+            },
+        }
+    }
+}

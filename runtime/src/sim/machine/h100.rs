@@ -1,0 +1,263 @@
+//! NVIDIA H100 SXM5: the Hopper machine description, with the sources of its numbers.
+
+use super::{
+    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile, ResidencyLimits,
+    SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, Tma,
+};
+
+/// Source strings shared by several Hopper parameters.
+pub(super) mod src {
+    pub const OCC_H: &str = "CUDA cuda_occupancy.h (CUDA 12.x), cc 9.0 device properties";
+    pub const HOPPER_TUNING: &str = "NVIDIA Hopper Tuning Guide, 'Increased Shared Memory Capacity': carve-outs 0,8,16,32,64,100,132,164,196,228 KB per SM, 1 KB reserved per CTA, 227 KB per CTA; cuda_occupancy.h cudaOccAlignUpShmemSizeVoltaPlus";
+}
+
+impl Machine {
+    /// NVIDIA H100 SXM5 (80 GB HBM3, 132 SMs).
+    pub fn h100_sxm() -> Machine {
+        Machine {
+            name: "h100-sxm",
+            full_name: "NVIDIA H100 SXM5 80GB",
+            compute_capability: Param::new((9, 0), "CUDA C++ Programming Guide, compute capabilities (H100 = 9.0)"),
+            sm_count: Param::new(132, "NVIDIA H100 datasheet / Hopper whitepaper: 132 SMs on H100 SXM5"),
+            clocks: Clocks {
+                boost_ghz: Param::new(
+                    1.98,
+                    "NVIDIA H100 SXM5 max boost clock 1980 MHz (nvidia-smi max SM clock; spec)",
+                ),
+                spec_ghz: Param::new(
+                    1.83,
+                    "spec arithmetic: 989.4 TFLOP/s dense BF16 = 132 SMs x 2048 FMA/clk x 2 x 1.83 GHz (H100 datasheet)",
+                ),
+            },
+            issue: Issue {
+                warp_size: Param::new(32, "CUDA C++ Programming Guide: warp size 32"),
+                sub_partitions: Param::new(
+                    4,
+                    "cuda_occupancy.h cudaOccSubPartitionsPerMultiprocessor = 4; Hopper whitepaper SM diagram",
+                ),
+                warp_instructions_per_smsp_per_clk: Param::new(
+                    1,
+                    "Hopper whitepaper: one warp scheduler dispatching 1 warp-instruction/clk per SMSP; Accel-Sim configs (no dual issue)",
+                ),
+                mio_queue_instructions: Param::new(
+                    8,
+                    "no public depth: NVIDIA developer forum 'What's the difference between MIO and LSU instruction queue' (Volta-Ampere): MUFU/LSU instructions wait in per-sub-partition MIO queues, a full queue stalls the warp (mio_throttle); depth assumed, to be calibrated: calibration/README.md",
+                ),
+            },
+            limits: ResidencyLimits {
+                warps_per_sm: Param::new(
+                    64,
+                    "CUDA C++ Programming Guide, technical specifications (cc 9.0): 64 resident warps per SM",
+                ),
+                threads_per_sm: Param::new(
+                    2048,
+                    "CUDA C++ Programming Guide, technical specifications (cc 9.0): 2048 threads per SM",
+                ),
+                ctas_per_sm: Param::new(
+                    32,
+                    "CUDA C++ Programming Guide, technical specifications (cc 9.0): 32 resident blocks per SM; cuda_occupancy.h cudaOccMaxBlocksPerMultiprocessor",
+                ),
+                threads_per_cta: Param::new(
+                    1024,
+                    "CUDA C++ Programming Guide, technical specifications: 1024 threads per block",
+                ),
+            },
+            registers: RegisterFile {
+                regs_per_sm: Param::new(65536, src::OCC_H),
+                max_regs_per_cta: Param::new(
+                    65536,
+                    "CUDA C++ Programming Guide, technical specifications (cc 9.0): 64K registers per block",
+                ),
+                alloc_unit_regs_per_warp: Param::new(
+                    256,
+                    "cuda_occupancy.h cudaOccRegAllocationGranularity = 256 (per warp)",
+                ),
+                max_regs_per_thread: Param::new(
+                    255,
+                    "CUDA C++ Programming Guide, technical specifications: 255 registers per thread (ptxas -maxrregcount limit)",
+                ),
+                setmaxnreg: SetMaxNReg {
+                    min: Param::new(24, "PTX ISA, setmaxnreg: imm-reg-count in range 24..=256"),
+                    max: Param::new(256, "PTX ISA, setmaxnreg: imm-reg-count in range 24..=256"),
+                    step: Param::new(8, "PTX ISA, setmaxnreg: imm-reg-count must be a multiple of 8"),
+                },
+            },
+            smem: SharedMemory {
+                max_per_sm_bytes: Param::new(228 * 1024, src::HOPPER_TUNING),
+                max_per_cta_bytes: Param::new(227 * 1024, src::HOPPER_TUNING),
+                carveouts_kb: Param::new(&[0, 8, 16, 32, 64, 100, 132, 164, 196, 228], src::HOPPER_TUNING),
+                alloc_granularity_bytes: Param::new(
+                    128,
+                    "cuda_occupancy.h cudaOccSMemAllocationGranularity = 128 (cc 8.x/9.x)",
+                ),
+                reserved_per_cta_bytes: Param::new(
+                    1024,
+                    "cudaDevAttrReservedSharedMemoryPerBlock = 1024 on cc 9.0; Hopper Tuning Guide",
+                ),
+                bandwidth_bytes_per_clk: Param::new(
+                    128,
+                    "Luo et al., Benchmarking and Dissecting the Nvidia Hopper GPU Architecture (arXiv 2402.13499), shared-memory bandwidth 128 B/clk/SM",
+                ),
+                load_latency_cycles: Param::new(
+                    23,
+                    "measured: ld.shared pointer chase 23 cycles, calibration/README.md (H200, same GH100 SM); Luo et al. (arXiv 2402.13499) report ~29",
+                ),
+            },
+            pipes: Pipes {
+                fma: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        128,
+                        "CUDA C++ Programming Guide, arithmetic instruction throughput (cc 9.0): 128 FP32 FMA/clk/SM",
+                    ),
+                    latency_cycles: Param::new(
+                        4,
+                        "Jia et al., Dissecting Volta via Microbenchmarking (arXiv 1804.06826): FFMA dependent latency 4 cycles; measured 4.03 cycles, calibration/README.md (H200, same GH100 SM)",
+                    ),
+                },
+                alu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        64,
+                        "CUDA C++ Programming Guide, arithmetic instruction throughput (cc 9.0): 64 32-bit integer multiply-add/clk/SM; Hopper whitepaper: 16 INT32 lanes per SMSP",
+                    ),
+                    latency_cycles: Param::new(
+                        4,
+                        "Jia et al. (arXiv 1804.06826): IADD3/IMAD dependent latency ~4-5 cycles; to be calibrated: calibration/README.md",
+                    ),
+                },
+                mufu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        16,
+                        "FlashAttention-3 (arXiv 2407.08608) Sec. 3: H100 SXM5 has 3.9 TFLOP/s of special functions = 16/clk/SM x 132 SMs x 1.83 GHz; CUDA guide throughput table",
+                    ),
+                    latency_cycles: Param::new(
+                        17,
+                        "measured: dependent MUFU.EX2 (ex2.approx.ftz) chain 17 cycles, calibration/README.md (H200, same GH100 SM); Accel-Sim 'sfu' ~20",
+                    ),
+                },
+                lsu: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        32,
+                        "Hopper whitepaper SM diagram: 8 LD/ST units per SMSP x 4; consistent with 128 B/clk shared memory (Luo et al., arXiv 2402.13499)",
+                    ),
+                    latency_cycles: Param::new(
+                        23,
+                        "measured: shared-memory load latency 23 cycles, calibration/README.md (H200, same GH100 SM); Luo et al. (arXiv 2402.13499) report ~29",
+                    ),
+                },
+            },
+            tensor: TensorCore {
+                dense_fma_per_clk_bf16: Param::new(
+                    2048,
+                    "spec arithmetic: 989.4 TFLOP/s / (2 x 132 SMs x 1.83 GHz) = 2048 FMA/clk/SM (512 per tensor core); cudnn-frontend",
+                ),
+                dense_fma_per_clk_fp8: Param::new(
+                    4096,
+                    "H100 datasheet: dense FP8 1979 TFLOP/s = 2x BF16 -> 4096 FMA/clk/SM",
+                ),
+                dense_fma_per_clk_tf32: Param::new(
+                    1024,
+                    "H100 datasheet: dense TF32 494.7 TFLOP/s = BF16 / 2 -> 1024 FMA/clk/SM",
+                ),
+                issue: MmaIssue::WarpgroupWgmma {
+                    warps_per_warpgroup: Param::new(4, "PTX ISA, wgmma.mma_async: a warpgroup is 4 contiguous warps"),
+                },
+                latency: MmaLatencyRule {
+                    m: Param::new(64, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
+                    k: Param::new(16, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
+                    n_min: Param::new(8, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
+                    n_max: Param::new(256, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
+                    n_step: Param::new(8, "PTX ISA, wgmma.mma_async: N in 8..=256, multiples of 8"),
+                    columns_per_cycle: Param::new(
+                        2,
+                        "Luo et al. (arXiv 2402.13499) Table VIII: N/2 cycles for m64nNk16; measured as the back-to-back interval 32.1/64/128 cycles at N = 64/128/256, calibration/README.md (H200)",
+                    ),
+                    min_latency_cycles: Param::new(
+                        32,
+                        "assumed: N < 64 keeps the N = 64 interval (the N/2 rule is measured for N >= 64 only); to be calibrated: calibration/README.md",
+                    ),
+                    fixed_cycles: Param::new(
+                        54,
+                        "measured: one wgmma m64nNk16 SS takes 86/118/182 cycles at N = 64/128/256 = 54 + N/2 (least-squares fit), calibration/README.md (H200)",
+                    ),
+                },
+                mma_sync_latency_cycles: Param::new(
+                    24,
+                    "Luo et al. (arXiv 2402.13499): legacy mma.sync m16n8k16 ~24 cycles on Hopper",
+                ),
+                interference: TensorInterference {
+                    fma_interval_factor: Param::new(
+                        1.30,
+                        "measured: 2 WGs of FFMA streams 110.6 lanes/clk/SM alone, 80.6 / 90.4 while a WG runs wgmma m64n128k16 SS / RS back to back (x1.37 / x1.22, mean 1.30), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    alu_interval_factor: Param::new(
+                        2.0,
+                        "measured: F2FP.BF16.F32.PACK_AB 61.5 -> 30.9/31.1 and FMNMX 60.9 -> 30.9/30.3 lanes/clk/SM alone -> with wgmma SS/RS running, calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    mufu_interval_factor: Param::new(
+                        1.38,
+                        "measured: MUFU.EX2 16.0 lanes/clk/SM alone, 11.87 / 11.38 with wgmma SS / RS running (x1.35 / x1.41), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    shuffle_interval_factor: Param::new(
+                        3.85,
+                        "measured: SHFL.BFLY 32.0 lanes/clk/SM alone, 8.62 / 7.96 with wgmma SS / RS running (x3.7 / x4.0), calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    rs_delay_per_fma_instr: Param::new(
+                        0.0,
+                        "measured, and set to 0 for compiled code: back-to-back FFMA/FADD streams cost a running wgmma RS 0.17-0.27 tensor cycles per FMA-pipe warp-instruction (2045 -> 1296/498 FMA/clk/SM with 1/2 WGs of FFMA; 9-17% with an FA3-softmax mix issued in bursts of 8), but in the FA3-consumer synthetic, where ptxas interleaves the softmax, P V as RS or as SS reach the same tensor utilisation (91.5% vs 91.1%), and the model lowers fragment ops as bursts, calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                },
+            },
+            tma: Tma {
+                extra_latency_cycles: Param::new(
+                    24,
+                    "fit to calibration/README.md (H200): TMA 2D 8 KB L2 hit 397 cycles issue-to-waiter = 285 (L2) + 8192/95 (streaming) + 24; the same rule gives 353/485/1009 for the measured 345/462/982 cycles of 4/16/64 KB copies",
+                ),
+                miss_extra_latency_cycles: Param::new(
+                    486,
+                    "fit to calibration/README.md (H200): TMA 2D 8 KB from HBM 1269 cycles issue-to-waiter = 695 (HBM) + 8192/95 (streaming) + 486",
+                ),
+                bytes_per_clk_per_sm: Param::new(
+                    95,
+                    "measured: one cp.async.bulk copy streams at ~95 B/clk (calibration/README.md) and one SM reads L2 at 95 B/clk with ld.global.cg (calibration/results/l2_bandwidth.txt), H200",
+                ),
+            },
+            l1: L1 { hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles") },
+            l2: L2 {
+                size_bytes: Param::new(
+                    50 * 1024 * 1024,
+                    "NVIDIA H100 datasheet / Hopper whitepaper: 50 MB L2 (cudaDevAttrL2CacheSize = 52428800)",
+                ),
+                hit_latency_cycles: Param::new(
+                    285,
+                    "measured: L2 hit 285 cycles median per hop (p10 265, p90 311, unimodal), calibration/README.md (H200); Luo et al. extension (arXiv 2501.12084) ~258 near",
+                ),
+                far_hit_latency_cycles: Param::new(
+                    414,
+                    "Luo et al. extension (arXiv 2501.12084): L2 hit ~414 cycles (far partition)",
+                ),
+                bandwidth_tb_s: Param::new(
+                    8.5,
+                    "measured: L2 read bandwidth 7.6-8.5 TB/s (ld.global.cg.v4 over a 24-40 MB L2-resident buffer, 2048 threads/SM on all 132 SMs; 8.48 TB/s best), calibration/src/bench_l2_bandwidth.cu, calibration/results/l2_bandwidth.txt (H200, same GH100 L2); jax-ml 'How to Scale Your Model' quotes ~5.5",
+                ),
+            },
+            hbm: Hbm {
+                capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),
+                bandwidth_tb_s: Param::new(3.35, "NVIDIA H100 datasheet: 3.35 TB/s (SXM5)"),
+                latency_cycles: Param::new(
+                    520,
+                    "midpoint of ~480-570 cycles for an L2 miss (Luo et al., arXiv 2402.13499; H100 microbenchmarks); to be calibrated: calibration/README.md",
+                ),
+            },
+            sync: Sync {
+                mbarrier_wake_cycles: Param::new(
+                    89,
+                    "measured: mbarrier.arrive -> waiter in try_wait.parity resumes 89 cycles one-way, calibration/README.md (H200, same GH100 SM)",
+                ),
+                named_barrier_cycles: Param::new(
+                    39,
+                    "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
+                ),
+            },
+        }
+    }
+}

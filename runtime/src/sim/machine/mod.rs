@@ -1,0 +1,750 @@
+//! Machine descriptions: every number the timing model and the occupancy calculator use,
+//! written down as data, each with the source it came from.
+//!
+//! A [`Machine`] describes one GPU (H100 SXM, H200, B200). Architectures differ only in the
+//! values stored here (and in the [`MmaIssue`] variant that says how tensor-core work is
+//! issued); no code elsewhere should branch on which GPU it is modelling.
+//!
+//! Every numeric field is a [`Param`], which carries its value together with a citation: a
+//! paper with its table or section, a vendor document, or the placeholder
+//! [`TO_BE_CALIBRATED`] where no public number exists and the value is a guess awaiting a
+//! measurement on real hardware.
+
+use std::fmt;
+
+use warpspec_hw::CtaLimits;
+
+mod b200;
+mod h100;
+mod h200;
+
+/// Marker carried in the source of every value that is a guess awaiting measurement.
+///
+/// A [`Param`] whose source contains this text has no public number behind it; its value is
+/// a placeholder until the procedure in `calibration/README.md` measures it.
+pub const TO_BE_CALIBRATED: &str = "to be calibrated: calibration/README.md";
+
+/// A machine parameter: a value and the source that justifies it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Param<T> {
+    /// The value used by the model.
+    pub value: T,
+    /// Where the value comes from (paper and table/section, spec sheet, or a calibration note).
+    pub source: &'static str,
+}
+
+impl<T: Copy> Param<T> {
+    /// Creates a parameter from its value and its source citation.
+    pub const fn new(value: T, source: &'static str) -> Self {
+        Param { value, source }
+    }
+
+    /// Returns the value.
+    pub const fn get(&self) -> T {
+        self.value
+    }
+
+    /// Whether the value is a placeholder still waiting for a measurement
+    /// (its source contains [`TO_BE_CALIBRATED`]).
+    pub fn needs_calibration(&self) -> bool {
+        self.source.contains(TO_BE_CALIBRATED)
+    }
+}
+
+/// One row of [`Machine::parameters`]: a parameter's dotted name, its value rendered as text,
+/// and its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamEntry {
+    /// Dotted path of the field, e.g. `"tensor.dense_fma_per_clk_bf16"`.
+    pub name: String,
+    /// The value, formatted with `Debug`.
+    pub value: String,
+    /// The parameter's source citation.
+    pub source: &'static str,
+}
+
+/// A part of a machine description that lists its parameters for the audit
+/// ([`Machine::parameters`]).
+pub trait Audit {
+    /// Appends every parameter under `path` (the dotted path of this part) to `out`.
+    fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>);
+}
+
+impl<T: Copy + fmt::Debug> Audit for Param<T> {
+    fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
+        out.push(ParamEntry { name: path.join("."), value: format!("{:?}", self.value), source: self.source });
+    }
+}
+
+/// `part` audited under `path.name`.
+fn audit_field(part: &dyn Audit, name: &'static str, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
+    path.push(name);
+    part.audit(path, out);
+    path.pop();
+}
+
+/// Declares a part of a machine description: the struct, and its [`Audit`] from the same
+/// field list, so a parameter cannot be declared without being audited. Fields in a
+/// leading `labels { ... }` block (names, not parameters) are left out of the audit.
+macro_rules! parameters {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(labels { $($(#[$lmeta:meta])* pub $label:ident : $lty:ty,)* })?
+            $($(#[$fmeta:meta])* pub $field:ident : $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name {
+            $($($(#[$lmeta])* pub $label: $lty,)*)?
+            $($(#[$fmeta])* pub $field: $ty,)*
+        }
+
+        impl Audit for $name {
+            fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
+                $(audit_field(&self.$field, stringify!($field), path, out);)*
+            }
+        }
+    };
+}
+
+parameters! {
+    /// Clock frequencies.
+    pub struct Clocks {
+        /// Maximum boost clock of the SMs, in GHz.
+        pub boost_ghz: Param<f64>,
+        /// The clock at which the vendor's dense-BF16 tensor peak is quoted, in GHz.
+        pub spec_ghz: Param<f64>,
+    }
+}
+
+parameters! {
+    /// Instruction issue structure of one SM.
+    pub struct Issue {
+        /// Threads per warp.
+        pub warp_size: Param<u32>,
+        /// Sub-partitions (SMSPs) per SM, each with its own warp scheduler and register file slice.
+        pub sub_partitions: Param<u32>,
+        /// Warp-instructions one SMSP scheduler issues per clock (no dual issue).
+        pub warp_instructions_per_smsp_per_clk: Param<u32>,
+        /// Instructions each sub-partition's MIO instruction queues (MUFU, LSU) hold waiting for
+        /// their shared unit, so a warp can issue past a busy MUFU or LSU pipe.
+        pub mio_queue_instructions: Param<u32>,
+    }
+}
+
+parameters! {
+    /// Limits on what may be resident on one SM, and the CTA size limit.
+    pub struct ResidencyLimits {
+        /// Maximum resident warps per SM.
+        pub warps_per_sm: Param<u32>,
+        /// Maximum resident threads per SM.
+        pub threads_per_sm: Param<u32>,
+        /// Maximum resident CTAs (thread blocks) per SM.
+        pub ctas_per_sm: Param<u32>,
+        /// Maximum threads in one CTA.
+        pub threads_per_cta: Param<u32>,
+    }
+}
+
+parameters! {
+    /// The `setmaxnreg` instruction's legal register counts: `min..=max` in steps of `step`.
+    pub struct SetMaxNReg {
+        /// Smallest legal per-thread register count.
+        pub min: Param<u32>,
+        /// Largest legal per-thread register count.
+        pub max: Param<u32>,
+        /// Legal counts are multiples of this.
+        pub step: Param<u32>,
+    }
+}
+
+impl SetMaxNReg {
+    /// Whether `regs` is a register count `setmaxnreg` accepts.
+    pub fn is_valid(&self, regs: u32) -> bool {
+        let step = self.step.value;
+        regs >= self.min.value && regs <= self.max.value && step != 0 && regs.is_multiple_of(step)
+    }
+}
+
+parameters! {
+    /// The register file and its allocation rules.
+    pub struct RegisterFile {
+        /// 32-bit registers per SM (split evenly over the sub-partitions).
+        pub regs_per_sm: Param<u32>,
+        /// Maximum 32-bit registers one CTA may hold.
+        pub max_regs_per_cta: Param<u32>,
+        /// Registers are allocated to a warp in multiples of this many registers.
+        pub alloc_unit_regs_per_warp: Param<u32>,
+        /// Maximum registers per thread a kernel may be compiled with.
+        pub max_regs_per_thread: Param<u32>,
+        /// Legal `setmaxnreg` values.
+        pub setmaxnreg: SetMaxNReg,
+    }
+}
+
+parameters! {
+    /// Shared memory capacity, allocation rules, bandwidth and latency.
+    pub struct SharedMemory {
+        /// Largest shared-memory carve-out of one SM, in bytes.
+        pub max_per_sm_bytes: Param<u32>,
+        /// Largest shared memory one CTA may use (static + dynamic, opt-in), in bytes.
+        pub max_per_cta_bytes: Param<u32>,
+        /// Carve-out sizes the SM's unified L1/shared memory can be configured to, in KB, ascending.
+        pub carveouts_kb: Param<&'static [u32]>,
+        /// Shared memory is allocated to a CTA in multiples of this many bytes.
+        pub alloc_granularity_bytes: Param<u32>,
+        /// Bytes the driver reserves per CTA on top of what the kernel asks for.
+        pub reserved_per_cta_bytes: Param<u32>,
+        /// Shared-memory bandwidth per SM, in bytes per clock.
+        pub bandwidth_bytes_per_clk: Param<u32>,
+        /// Latency of a shared-memory load, in cycles.
+        pub load_latency_cycles: Param<u32>,
+    }
+}
+
+parameters! {
+    /// One execution pipe of the SM: its throughput and the latency a dependent instruction sees.
+    pub struct Pipe {
+        /// Thread-operations (lanes) the whole SM completes per clock on this pipe.
+        pub lanes_per_clk_per_sm: Param<u32>,
+        /// Cycles from issue until a dependent instruction may issue.
+        pub latency_cycles: Param<u32>,
+    }
+}
+
+parameters! {
+    /// The SM's non-tensor execution pipes.
+    pub struct Pipes {
+        /// FP32 fused multiply-add (FFMA, FADD, FMUL).
+        pub fma: Pipe,
+        /// Integer and logic (IMAD, IADD3, LOP3, shifts, ...).
+        pub alu: Pipe,
+        /// Multi-function unit: special functions (`ex2`, `rcp`, `rsqrt`, ...).
+        pub mufu: Pipe,
+        /// Load/store unit for shared-memory accesses.
+        pub lsu: Pipe,
+    }
+}
+
+parameters! {
+    /// Tensor memory (TMEM): per-SM accumulator storage that Blackwell's `tcgen05.mma` writes.
+    pub struct TensorMemory {
+        /// Rows ("lanes") of tensor memory.
+        pub lanes: Param<u32>,
+        /// Columns of tensor memory.
+        pub columns: Param<u32>,
+        /// Bits per (lane, column) cell.
+        pub cell_bits: Param<u32>,
+        /// `tcgen05.alloc` hands out columns in multiples of this.
+        pub alloc_granularity_columns: Param<u32>,
+        /// Bytes per clock per SM that `tcgen05.ld`/`tcgen05.st` move between tensor memory and
+        /// registers.
+        pub access_bytes_per_clk_per_sm: Param<u32>,
+        /// Cycles from a `tcgen05.ld` until its registers may be used.
+        pub load_latency_cycles: Param<u32>,
+    }
+}
+
+impl TensorMemory {
+    /// Total tensor memory per SM, in bytes.
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.lanes.value) * u64::from(self.columns.value) * u64::from(self.cell_bits.value) / 8
+    }
+}
+
+/// How tensor-core matrix multiplies are issued and where their accumulators live.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MmaIssue {
+    /// Hopper `wgmma.mma_async`: issued collectively by a warpgroup; the accumulator lives in
+    /// the issuing warps' registers.
+    WarpgroupWgmma {
+        /// Warps in the warpgroup that issues one `wgmma`.
+        warps_per_warpgroup: Param<u32>,
+    },
+    /// Blackwell `tcgen05.mma`: issued by a single thread on behalf of the CTA; the accumulator
+    /// lives in tensor memory and completion is signalled by `tcgen05.commit` to an mbarrier.
+    SingleThreadTcgen05 {
+        /// The SM's tensor memory.
+        tmem: TensorMemory,
+        /// Largest number of CTAs (on paired SMs) that can cooperate on one MMA.
+        max_cta_group: Param<u32>,
+    },
+}
+
+impl Audit for MmaIssue {
+    fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
+        match self {
+            MmaIssue::WarpgroupWgmma { warps_per_warpgroup } => {
+                path.push("wgmma");
+                audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
+            }
+            MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group } => {
+                path.push("tcgen05");
+                audit_field(tmem, "tmem", path, out);
+                audit_field(max_cta_group, "max_cta_group", path, out);
+            }
+        }
+        path.pop();
+    }
+}
+
+parameters! {
+    /// Latency of the machine's native asynchronous MMA of shape `m x n x k` (BF16/F16 inputs):
+    /// `max(min_latency_cycles, fixed_cycles + ceil(n / columns_per_cycle))`, for legal `n` only.
+    /// `ceil(n / columns_per_cycle)` is also the issue interval of back-to-back MMAs (the tensor
+    /// cores' occupancy); `fixed_cycles` is the pipeline depth a single MMA adds on top.
+    pub struct MmaLatencyRule {
+        /// Rows of the native MMA tile (64 for `wgmma`, 128 for single-CTA `tcgen05.mma`).
+        pub m: Param<u32>,
+        /// Reduction depth of one BF16/F16 MMA instruction.
+        pub k: Param<u32>,
+        /// Smallest legal `n`.
+        pub n_min: Param<u32>,
+        /// Largest legal `n`.
+        pub n_max: Param<u32>,
+        /// Legal `n` are multiples of this.
+        pub n_step: Param<u32>,
+        /// Output columns completed per cycle (latency grows as `n / columns_per_cycle`).
+        pub columns_per_cycle: Param<u32>,
+        /// Latency floor for small `n`, in cycles.
+        pub min_latency_cycles: Param<u32>,
+        /// Cycles one MMA takes beyond its issue interval (pipeline fill and drain).
+        pub fixed_cycles: Param<u32>,
+    }
+}
+
+impl MmaLatencyRule {
+    /// Latency in cycles of one MMA with `n` output columns, or `None` if `n` is not a legal
+    /// size for this instruction.
+    pub fn latency(&self, n: u32) -> Option<u32> {
+        let step = self.n_step.value;
+        let per_cycle = self.columns_per_cycle.value;
+        if n < self.n_min.value || n > self.n_max.value || step == 0 || !n.is_multiple_of(step) {
+            return None;
+        }
+        let cycles = n.checked_div(per_cycle)? + u32::from(!n.is_multiple_of(per_cycle));
+        Some((self.fixed_cycles.value + cycles).max(self.min_latency_cycles.value))
+    }
+}
+
+parameters! {
+    /// Tensor cores.
+    pub struct TensorCore {
+        /// Dense BF16/F16 fused multiply-adds per clock per SM (FP32 accumulate).
+        pub dense_fma_per_clk_bf16: Param<u32>,
+        /// Dense FP8 fused multiply-adds per clock per SM.
+        pub dense_fma_per_clk_fp8: Param<u32>,
+        /// Dense TF32 fused multiply-adds per clock per SM (`f32` operands).
+        pub dense_fma_per_clk_tf32: Param<u32>,
+        /// How MMAs are issued and where accumulators live.
+        pub issue: MmaIssue,
+        /// Latency of the native asynchronous MMA.
+        pub latency: MmaLatencyRule,
+        /// Latency of the legacy warp-level `mma.sync.m16n8k16` (F16), in cycles.
+        pub mma_sync_latency_cycles: Param<u32>,
+        /// How busy tensor cores slow the SM's other pipes, and how FMA-pipe traffic slows an
+        /// MMA that reads its A operand from registers.
+        pub interference: TensorInterference,
+    }
+}
+
+parameters! {
+    /// Measured interference between the tensor cores and the other pipes of one SM.
+    ///
+    /// While the tensor cores execute, a warp-instruction on another pipe holds that pipe for
+    /// its interval times the pipe's factor (1.0: no interference). While an MMA with A in
+    /// registers (`wgmma` RS) executes, every FMA-pipe warp-instruction delays the tensor cores
+    /// by `rs_delay_per_fma_instr` cycles (register-file read-port contention).
+    pub struct TensorInterference {
+        /// FMA-pipe (FFMA/FADD/FMUL) interval factor while the tensor cores are busy.
+        pub fma_interval_factor: Param<f64>,
+        /// ALU-pipe (FMNMX, F2FP conversions, logic) interval factor while the tensor cores are busy.
+        pub alu_interval_factor: Param<f64>,
+        /// MUFU interval factor while the tensor cores are busy.
+        pub mufu_interval_factor: Param<f64>,
+        /// Interval factor of counted LSU instructions (shuffles) while the tensor cores are busy.
+        pub shuffle_interval_factor: Param<f64>,
+        /// Tensor-core cycles lost per FMA-pipe warp-instruction issued while an RS MMA runs.
+        pub rs_delay_per_fma_instr: Param<f64>,
+    }
+}
+
+impl TensorInterference {
+    /// No interference (every factor 1, no delay), with the source `why`.
+    pub const fn none(why: &'static str) -> Self {
+        TensorInterference {
+            fma_interval_factor: Param::new(1.0, why),
+            alu_interval_factor: Param::new(1.0, why),
+            mufu_interval_factor: Param::new(1.0, why),
+            shuffle_interval_factor: Param::new(1.0, why),
+            rs_delay_per_fma_instr: Param::new(0.0, why),
+        }
+    }
+}
+
+parameters! {
+    /// The Tensor Memory Accelerator (bulk asynchronous copies).
+    pub struct Tma {
+        /// Cycles a TMA load that hits in L2 takes, from issue until a thread waiting on its
+        /// mbarrier resumes, beyond the L2 latency and its streaming time
+        /// (`bytes / bytes_per_clk_per_sm`).
+        pub extra_latency_cycles: Param<u32>,
+        /// The same for a TMA load that misses in L2, beyond the HBM latency and streaming time.
+        pub miss_extra_latency_cycles: Param<u32>,
+        /// Bytes per clock one SM's TMA unit can move into shared memory.
+        pub bytes_per_clk_per_sm: Param<u32>,
+    }
+}
+
+parameters! {
+    /// L1 data cache.
+    pub struct L1 {
+        /// Latency of an L1 hit, in cycles.
+        pub hit_latency_cycles: Param<u32>,
+    }
+}
+
+parameters! {
+    /// The L2 cache shared by all SMs.
+    pub struct L2 {
+        /// Capacity in bytes.
+        pub size_bytes: Param<u64>,
+        /// Typical hit latency (near partition), in cycles.
+        pub hit_latency_cycles: Param<u32>,
+        /// Hit latency when the line lives in the far partition, in cycles.
+        pub far_hit_latency_cycles: Param<u32>,
+        /// Aggregate bandwidth over all SMs, in TB/s.
+        pub bandwidth_tb_s: Param<f64>,
+    }
+}
+
+parameters! {
+    /// Device memory.
+    pub struct Hbm {
+        /// Capacity in bytes.
+        pub capacity_bytes: Param<u64>,
+        /// Peak bandwidth, in TB/s (10^12 bytes per second).
+        pub bandwidth_tb_s: Param<f64>,
+        /// Load latency of an L2 miss, in cycles.
+        pub latency_cycles: Param<u32>,
+    }
+}
+
+parameters! {
+    /// Synchronisation latencies.
+    pub struct Sync {
+        /// Cycles from the arrival (or transaction) completing an mbarrier phase until a waiting
+        /// warp can issue again.
+        pub mbarrier_wake_cycles: Param<u32>,
+        /// Cycles from the last warp arriving at a named barrier (`bar.sync`) until waiters resume.
+        pub named_barrier_cycles: Param<u32>,
+    }
+}
+
+parameters! {
+    /// A GPU, described entirely by data.
+    pub struct Machine {
+        labels {
+            /// Canonical short name, accepted by [`Machine::by_name`] (e.g. `"h100-sxm"`).
+            pub name: &'static str,
+            /// Marketing name (e.g. `"NVIDIA H100 SXM5 80GB"`).
+            pub full_name: &'static str,
+        }
+        /// CUDA compute capability `(major, minor)`.
+        pub compute_capability: Param<(u32, u32)>,
+        /// Number of SMs.
+        pub sm_count: Param<u32>,
+        /// Clocks.
+        pub clocks: Clocks,
+        /// Issue structure of an SM.
+        pub issue: Issue,
+        /// Residency limits.
+        pub limits: ResidencyLimits,
+        /// Register file.
+        pub registers: RegisterFile,
+        /// Shared memory.
+        pub smem: SharedMemory,
+        /// Non-tensor pipes.
+        pub pipes: Pipes,
+        /// Tensor cores.
+        pub tensor: TensorCore,
+        /// Tensor Memory Accelerator.
+        pub tma: Tma,
+        /// L1 cache.
+        pub l1: L1,
+        /// L2 cache.
+        pub l2: L2,
+        /// Device memory.
+        pub hbm: Hbm,
+        /// Synchronisation latencies.
+        pub sync: Sync,
+    }
+}
+
+/// Canonical names of the built-in machines, in the order [`Machine::names`] returns them.
+const NAMES: [&str; 3] = ["h100-sxm", "h200", "b200"];
+
+impl Machine {
+    /// Canonical names of the built-in machines (`"h100-sxm"`, `"h200"`, `"b200"`).
+    pub fn names() -> &'static [&'static str] {
+        &NAMES
+    }
+
+    /// Looks a machine up by name, case-insensitively. Accepts `"h100"`, `"h100-sxm"` (also
+    /// written with `_` or a space), `"h200"` and `"b200"`; returns `None` for anything else.
+    pub fn by_name(name: &str) -> Option<Machine> {
+        let key: String =
+            name.trim().chars().map(|c| if c == '_' || c == ' ' { '-' } else { c.to_ascii_lowercase() }).collect();
+        match key.as_str() {
+            "h100" | "h100-sxm" | "h100-sxm5" => Some(Machine::h100_sxm()),
+            "h200" | "h200-sxm" => Some(Machine::h200()),
+            "b200" | "b200-sxm" => Some(Machine::b200()),
+            _ => None,
+        }
+    }
+
+    /// Peak dense BF16 tensor throughput of the whole GPU at `clock_ghz`, in TFLOP/s
+    /// (one FMA counts as two FLOPs).
+    pub fn peak_dense_bf16_tflops(&self, clock_ghz: f64) -> f64 {
+        2.0 * f64::from(self.sm_count.value) * f64::from(self.tensor.dense_fma_per_clk_bf16.value) * clock_ghz * 1e-3
+    }
+
+    /// Peak dense BF16 throughput at the clock the vendor quotes it at ([`Clocks::spec_ghz`]),
+    /// in TFLOP/s.
+    pub fn spec_peak_dense_bf16_tflops(&self) -> f64 {
+        self.peak_dense_bf16_tflops(self.clocks.spec_ghz.value)
+    }
+
+    /// Converts a cycle count to seconds at `clock_ghz`.
+    pub fn cycles_to_seconds(&self, cycles: f64, clock_ghz: f64) -> f64 {
+        cycles / (clock_ghz * 1e9)
+    }
+
+    /// Converts seconds to a cycle count at `clock_ghz`.
+    pub fn seconds_to_cycles(&self, seconds: f64, clock_ghz: f64) -> f64 {
+        seconds * clock_ghz * 1e9
+    }
+
+    /// Latency in cycles of this machine's native asynchronous MMA (`wgmma` m64nNk16 on
+    /// Hopper, `tcgen05.mma` m128nNk16 on Blackwell) with `n` output columns; `None` if `n` is
+    /// not a legal size.
+    pub fn mma_latency(&self, n: u32) -> Option<u32> {
+        self.tensor.latency.latency(n)
+    }
+
+    /// Latency in cycles of `wgmma.mma_async` m64nNk16 (BF16/F16): `N/2` cycles for
+    /// `N >= 64` (Luo et al. Table VIII). `None` if this machine has no `wgmma` (Blackwell
+    /// issues `tcgen05.mma` instead) or `n` is not a legal `wgmma` size.
+    pub fn wgmma_latency(&self, n: u32) -> Option<u32> {
+        match self.tensor.issue {
+            MmaIssue::WarpgroupWgmma { .. } => self.mma_latency(n),
+            MmaIssue::SingleThreadTcgen05 { .. } => None,
+        }
+    }
+
+    /// The machine's tensor memory, if its MMAs accumulate into one.
+    pub fn tensor_memory(&self) -> Option<&TensorMemory> {
+        match &self.tensor.issue {
+            MmaIssue::WarpgroupWgmma { .. } => None,
+            MmaIssue::SingleThreadTcgen05 { tmem, .. } => Some(tmem),
+        }
+    }
+
+    /// What one CTA may use on this machine, for launch checks.
+    pub fn cta_limits(&self) -> CtaLimits {
+        CtaLimits {
+            smem_per_cta_bytes: self.smem.max_per_cta_bytes.value,
+            threads_per_cta: self.limits.threads_per_cta.value,
+            registers_per_sm: self.registers.max_regs_per_cta.value,
+            tmem_columns: self.tensor_memory().map_or(0, |t| t.columns.value),
+        }
+    }
+
+    /// Every parameter of the machine with its dotted name, value and source, for reports
+    /// and audits.
+    pub fn parameters(&self) -> Vec<ParamEntry> {
+        let mut out = Vec::new();
+        self.audit(&mut Vec::new(), &mut out);
+        out
+    }
+}
+
+impl fmt::Display for Machine {
+    /// Writes one line per parameter: `name = value  [source]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} ({})", self.full_name, self.name)?;
+        for entry in self.parameters() {
+            writeln!(f, "  {} = {}  [{}]", entry.name, entry.value, entry.source)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Machine> {
+        Machine::names().iter().filter_map(|n| Machine::by_name(n)).collect()
+    }
+
+    #[test]
+    fn by_name_round_trips() {
+        assert_eq!(all().len(), Machine::names().len());
+        for m in all() {
+            assert_eq!(Machine::by_name(m.name), Some(m));
+            assert_eq!(Machine::by_name(&m.name.to_uppercase()), Some(m));
+        }
+        assert_eq!(Machine::by_name("h100"), Some(Machine::h100_sxm()));
+        assert_eq!(Machine::by_name("H100-SXM"), Some(Machine::h100_sxm()));
+        assert_eq!(Machine::by_name(" h100_sxm "), Some(Machine::h100_sxm()));
+        assert_eq!(Machine::by_name("H200"), Some(Machine::h200()));
+        assert_eq!(Machine::by_name("B200"), Some(Machine::b200()));
+        assert_eq!(Machine::by_name("a100"), None);
+        assert_eq!(Machine::by_name(""), None);
+        assert_eq!(Machine::by_name("h100-sxm-extra"), None);
+    }
+
+    #[test]
+    fn every_param_has_a_source() {
+        for m in all() {
+            let params = m.parameters();
+            assert!(params.len() >= 50, "{}: only {} parameters listed", m.name, params.len());
+            for p in &params {
+                assert!(!p.source.trim().is_empty(), "{}: {} has no source", m.name, p.name);
+                assert!(!p.value.is_empty(), "{}: {} has no value", m.name, p.name);
+            }
+            let mut names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), params.len(), "{}: duplicate parameter names", m.name);
+        }
+    }
+
+    #[test]
+    fn the_audit_covers_every_parameter() {
+        for m in all() {
+            // Every `Param` of the description, found without the audit: in its `Debug` text.
+            let declared = format!("{m:?}").matches("Param { value:").count();
+            let params = m.parameters();
+            assert_eq!(params.len(), declared, "{}: a parameter is missing from the audit", m.name);
+        }
+        let names: Vec<String> = Machine::h100_sxm().parameters().into_iter().map(|p| p.name).collect();
+        for name in ["compute_capability", "registers.setmaxnreg.step", "tensor.issue.wgmma.warps_per_warpgroup"] {
+            assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
+        }
+        let b200: Vec<String> = Machine::b200().parameters().into_iter().map(|p| p.name).collect();
+        assert!(b200.iter().any(|n| n == "tensor.issue.tcgen05.tmem.load_latency_cycles"));
+        assert!(b200.iter().any(|n| n == "tensor.issue.tcgen05.max_cta_group"));
+    }
+
+    #[test]
+    fn cta_limits_come_from_the_machine() {
+        assert_eq!(Machine::h100_sxm().cta_limits(), CtaLimits::HOPPER);
+        assert_eq!(Machine::h200().cta_limits(), CtaLimits::HOPPER);
+        assert_eq!(Machine::b200().cta_limits(), CtaLimits::BLACKWELL);
+        let mut small = Machine::h200();
+        small.smem.max_per_cta_bytes.value = 1024;
+        assert_eq!(small.cta_limits().smem_per_cta_bytes, 1024);
+    }
+
+    #[test]
+    fn placeholders_are_marked() {
+        for m in all() {
+            assert!(!m.sm_count.needs_calibration());
+        }
+        assert!(Machine::b200().sync.mbarrier_wake_cycles.needs_calibration());
+        assert!(Machine::b200().tensor_memory().is_some_and(|t| t.access_bytes_per_clk_per_sm.needs_calibration()));
+        assert!(Machine::h200().sync.mbarrier_wake_cycles.source.contains("calibration/README.md"));
+        assert!(Machine::b200().pipes.alu.latency_cycles.source.contains("assumed equal to Hopper"));
+    }
+
+    #[test]
+    fn peak_bf16_matches_spec_sheets() {
+        let h100 = Machine::h100_sxm();
+        assert!((h100.spec_peak_dense_bf16_tflops() - 989.4).abs() < 1.0);
+        let h200 = Machine::h200();
+        assert!((h200.spec_peak_dense_bf16_tflops() - 989.4).abs() < 1.0);
+        let b200 = Machine::b200();
+        assert!((b200.spec_peak_dense_bf16_tflops() - 2250.0).abs() < 5.0);
+        assert!(h100.peak_dense_bf16_tflops(h100.clocks.boost_ghz.value) > 989.4);
+    }
+
+    #[test]
+    fn h200_differs_from_h100_only_in_memory_and_names() {
+        let (h100, h200) = (Machine::h100_sxm(), Machine::h200());
+        assert_eq!(h200.hbm.bandwidth_tb_s.value, 4.8);
+        assert_eq!(h100.hbm.bandwidth_tb_s.value, 3.35);
+        assert_eq!(h200.sm_count.value, h100.sm_count.value);
+        assert_eq!(h200.clocks, h100.clocks);
+        assert_eq!(h200.tensor, h100.tensor);
+        assert_eq!(h200.smem, h100.smem);
+    }
+
+    #[test]
+    fn cycles_and_seconds_round_trip() {
+        let m = Machine::h100_sxm();
+        let s = m.cycles_to_seconds(1.83e9, 1.83);
+        assert!((s - 1.0).abs() < 1e-12);
+        let c = m.seconds_to_cycles(2e-6, 2.0);
+        assert!((c - 4000.0).abs() < 1e-9);
+        let back = m.seconds_to_cycles(m.cycles_to_seconds(12345.0, 1.98), 1.98);
+        assert!((back - 12345.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn wgmma_latency_follows_the_h200_calibration() {
+        // 54 + N/2: 86, 118, 182 cycles measured for N = 64, 128, 256 (calibration/README.md).
+        let h100 = Machine::h100_sxm();
+        assert_eq!(h100.wgmma_latency(64), Some(86));
+        assert_eq!(h100.wgmma_latency(128), Some(118));
+        assert_eq!(h100.wgmma_latency(256), Some(182));
+        assert_eq!(h100.wgmma_latency(8), Some(58));
+        assert_eq!(h100.wgmma_latency(0), None);
+        assert_eq!(h100.wgmma_latency(12), None);
+        assert_eq!(h100.wgmma_latency(264), None);
+        assert!(h100.tensor_memory().is_none());
+    }
+
+    #[test]
+    fn b200_uses_tcgen05_and_tensor_memory() {
+        let b200 = Machine::b200();
+        assert_eq!(b200.wgmma_latency(128), None);
+        assert_eq!(b200.mma_latency(256), Some(54 + 128));
+        assert_eq!(b200.mma_latency(8), None);
+        let tmem = b200.tensor_memory().copied();
+        assert_eq!(tmem.map(|t| t.bytes()), Some(256 * 1024));
+        assert_eq!(b200.sm_count.value, 148);
+        assert_eq!(b200.hbm.bandwidth_tb_s.value, 8.0);
+        assert_eq!(b200.pipes.mufu.lanes_per_clk_per_sm.value, 16);
+    }
+
+    #[test]
+    fn limits_are_consistent() {
+        for m in all() {
+            let warp = m.issue.warp_size.value;
+            assert_eq!(m.limits.warps_per_sm.value * warp, m.limits.threads_per_sm.value);
+            assert_eq!(m.smem.carveouts_kb.value.last().map(|kb| kb * 1024), Some(m.smem.max_per_sm_bytes.value));
+            assert!(m.smem.carveouts_kb.value.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(
+                m.smem.max_per_cta_bytes.value + m.smem.reserved_per_cta_bytes.value,
+                m.smem.max_per_sm_bytes.value
+            );
+            assert!(m.registers.setmaxnreg.is_valid(24));
+            assert!(m.registers.setmaxnreg.is_valid(256));
+            assert!(!m.registers.setmaxnreg.is_valid(20));
+            assert!(!m.registers.setmaxnreg.is_valid(170));
+            assert!(!m.registers.setmaxnreg.is_valid(264));
+        }
+    }
+
+    #[test]
+    fn display_lists_every_parameter() {
+        let m = Machine::b200();
+        let text = m.to_string();
+        assert_eq!(text.lines().count(), m.parameters().len() + 1);
+        assert!(text.contains("tensor.issue.tcgen05.tmem.columns = 512"));
+    }
+}

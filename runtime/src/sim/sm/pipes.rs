@@ -1,0 +1,198 @@
+//! The sub-partitions' pipes and ports: issuing one warp-instruction holds its pipe for the
+//! pipe's interval (longer while the tensor cores are busy: interference), a shared-memory
+//! access holds the SM's shared-memory port, a tensor-memory access its sub-partition's
+//! port; the results feed the warp's scoreboard.
+
+use crate::report::StallReason;
+
+use super::super::error::SimError;
+use super::super::lower::{Dep, Instr};
+use super::super::memory::MemorySystem;
+use super::super::timing::{ExecPipe, Timing};
+use super::sync::WaitTest;
+use super::warp::{Block, result_reason, wait_reason};
+use super::{Driver, Env, Sm, ceil};
+
+/// One sub-partition: its scheduler's warps and its pipes.
+#[derive(Debug)]
+pub(super) struct SubPartition {
+    /// Resident live warps, oldest first.
+    pub warps: Vec<u32>,
+    /// Per pipe ([`ExecPipe::index`]), the cycle it is free from.
+    pub pipe_free: [u64; ExecPipe::ALL.len()],
+    /// Fractional pipe cycles owed to tensor-core interference, per pipe.
+    pipe_debt: [f64; ExecPipe::ALL.len()],
+    /// The tensor-memory port is free from this cycle.
+    pub tmem_free: f64,
+    /// The warp the scheduler issued from last.
+    pub last_issued: Option<u32>,
+}
+
+impl SubPartition {
+    /// An idle sub-partition.
+    pub fn new() -> Self {
+        SubPartition {
+            warps: Vec::new(),
+            pipe_free: [0; ExecPipe::ALL.len()],
+            pipe_debt: [0.0; ExecPipe::ALL.len()],
+            tmem_free: 0.0,
+            last_issued: None,
+        }
+    }
+}
+
+impl Sm {
+    /// Issues one warp-instruction of warp `w` at cycle `t`.
+    pub(super) fn issue(
+        &mut self,
+        w: usize,
+        t: u64,
+        env: &Env<'_>,
+        mem: &mut MemorySystem,
+        driver: &mut dyn Driver,
+    ) -> Result<(), SimError> {
+        let Some(head) = self.warps[w].queue.front().copied() else { return Ok(()) };
+        if let Instr::Wait(wait) = head {
+            // Testing a wait takes one issue cycle.
+            if !self.warps[w].wait_started {
+                self.warps[w].head_start = t;
+            }
+            match self.test_wait(w, wait, t, env) {
+                WaitTest::Pass => return self.pass_wait(w, wait, t, env, driver),
+                WaitTest::Until(at) => self.warps[w].block = Block::Until(at, wait_reason(&wait)),
+                WaitTest::Blocked => self.warps[w].block = Block::Forever(wait_reason(&wait)),
+            }
+            return Ok(());
+        }
+        let timing = env.timing;
+        let smsp = self.warps[w].smsp as usize;
+        let starting = self.warps[w].head_left == 0;
+        if starting {
+            let warp = &mut self.warps[w];
+            warp.head_left = head.issues().max(1);
+            warp.head_start = t;
+        }
+        // One warp-instruction of the head.
+        match head {
+            Instr::Exec { pipe, dep, .. } => {
+                let start = self.start_on(smsp, pipe, t, 0, timing);
+                self.interfere(smsp, pipe, t, start, timing);
+                let latency = timing.pipe(pipe).latency;
+                let warp = &mut self.warps[w];
+                if dep == Dep::Chain {
+                    warp.chain_ready = start + latency;
+                }
+                if starting {
+                    warp.head_first_result = start + latency;
+                }
+            }
+            Instr::Shared { bytes, load, .. } => {
+                let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(self.smem_free), timing);
+                self.smem_free = self.smem_free.max(start as f64) + f64::from(bytes) / timing.smem_bytes_per_clk;
+                self.stats.smem_bytes += u64::from(bytes);
+                if starting && load {
+                    self.warps[w].head_first_result = start + timing.smem_latency;
+                }
+            }
+            Instr::GlobalLoad { bytes, from_hbm, .. } => {
+                let start = self.start_on(smsp, ExecPipe::Lsu, t, 0, timing);
+                let done = ceil(mem.load(start as f64, bytes, None, from_hbm).0);
+                if starting {
+                    self.warps[w].head_first_result = done;
+                }
+            }
+            Instr::GlobalStore { bytes, .. } => {
+                let start = self.start_on(smsp, ExecPipe::Lsu, t, 0, timing);
+                let done = mem.store(start as f64, bytes, None);
+                let s = &mut self.residents[self.warps[w].resident as usize];
+                s.outstanding = s.outstanding.max(done);
+            }
+            Instr::Tmem { bytes, load, .. } => {
+                let Some(tmem) = timing.tmem else { return Ok(()) };
+                let port = &mut self.smsps[smsp].tmem_free;
+                *port = port.max(t as f64) + f64::from(bytes) / tmem.bytes_per_clk_per_smsp;
+                if starting && load {
+                    self.warps[w].head_first_result = t + tmem.load_latency;
+                }
+            }
+            // Collective and synchronising instructions take only their issue cycle here.
+            _ => {}
+        }
+        let warp = &mut self.warps[w];
+        warp.head_left -= 1;
+        if warp.head_left > 0 {
+            return Ok(());
+        }
+        // The head instruction has issued completely.
+        warp.queue.pop_front();
+        match head {
+            Instr::Exec { pipe, dep, .. } => {
+                warp.dep_ready = if dep == Dep::Chain { warp.chain_ready } else { warp.head_first_result };
+                warp.dep_reason = result_reason(pipe);
+            }
+            Instr::Shared { load: true, .. } | Instr::Tmem { load: true, .. } => {
+                warp.dep_ready = warp.head_first_result;
+                warp.dep_reason = StallReason::ShortScoreboard;
+            }
+            Instr::GlobalLoad { .. } => {
+                warp.dep_ready = warp.head_first_result;
+                warp.dep_reason = StallReason::LongScoreboard;
+            }
+            _ => {}
+        }
+        if head.is_collective() {
+            warp.collectives += 1;
+        }
+        if let Instr::Mma { .. } = head {
+            warp.mma_groups += 1;
+        }
+        if let Instr::TmaStore { .. } = head {
+            warp.stores += 1;
+        }
+        if head.is_collective() && self.last_to_issue(w, env) {
+            self.fire(w, head, t, env, mem);
+        }
+        if let Instr::NamedArrive { barrier } = head {
+            self.named_arrive(w, barrier, t, env);
+        }
+        if self.warps[w].traced {
+            let start = self.warps[w].head_start;
+            self.trace_issued(w, &head, start, t + 1, env);
+        }
+        self.maybe_exit(w, t)
+    }
+
+    /// Queues one instruction issued at `t` on `pipe` of sub-partition `smsp`, to start no
+    /// earlier than `not_before`; returns the cycle it starts executing.
+    fn start_on(&mut self, smsp: usize, pipe: ExecPipe, t: u64, not_before: u64, timing: &Timing) -> u64 {
+        let interval = timing.pipe(pipe).interval;
+        let free = &mut self.smsps[smsp].pipe_free[pipe.index()];
+        let start = t.max(*free).max(not_before);
+        *free = start + interval;
+        self.stats.pipe_busy[pipe.index()] += interval;
+        start
+    }
+
+    /// Tensor-core interference with a counted instruction on `pipe` of sub-partition `smsp`,
+    /// issued at `t` and started at `start` (`tensor.interference` of the machine): while the
+    /// tensor cores are busy the pipe is held longer, and an FMA-pipe instruction delays a
+    /// running MMA whose A operand is in registers.
+    fn interfere(&mut self, smsp: usize, pipe: ExecPipe, t: u64, start: u64, timing: &Timing) {
+        if !self.tensor.busy_at(t) {
+            return;
+        }
+        let factor = timing.tensor_busy_factor[pipe.index()];
+        if factor > 1.0 {
+            let sub = &mut self.smsps[smsp];
+            let debt = &mut sub.pipe_debt[pipe.index()];
+            *debt += timing.pipe(pipe).interval as f64 * (factor - 1.0);
+            let whole = debt.floor();
+            *debt -= whole;
+            sub.pipe_free[pipe.index()] += whole as u64;
+            self.stats.pipe_busy[pipe.index()] += whole as u64;
+        }
+        if pipe == ExecPipe::Fma && timing.rs_delay_per_fma_instr > 0.0 && self.tensor.rs_running(start as f64) {
+            self.delay_tensor(start, timing.rs_delay_per_fma_instr);
+        }
+    }
+}

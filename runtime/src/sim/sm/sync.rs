@@ -1,0 +1,251 @@
+//! Synchronisation: the CTA's mbarriers ([`warpspec_hw::MBarrier`]) and named barriers
+//! ([`warpspec_hw::NamedBarrier`]) with the warps waiting on them, the per-instance state of
+//! `wgmma.wait_group` and bulk-store waits, and what a blocked instance waits on.
+
+use warpspec_hw::{MBarrier, NamedArrival, NamedBarrier};
+
+use crate::deadlock::Waiting;
+use crate::dsl::{BarrierSlot, Wait};
+
+use super::super::error::SimError;
+use super::super::lower::Instr;
+use super::warp::Block;
+use super::{Driver, Env, Sm};
+
+/// An mbarrier and who waits on it.
+#[derive(Debug)]
+pub(super) struct MBar {
+    pub bar: MBarrier,
+    /// When waiters see the latest completed phase.
+    visible_at: Option<u64>,
+    waiters: Vec<u32>,
+}
+
+impl MBar {
+    /// A barrier expecting `arrivals` per phase.
+    pub fn new(arrivals: u32) -> Self {
+        MBar { bar: MBarrier::new(arrivals), visible_at: None, waiters: Vec::new() }
+    }
+}
+
+/// A named barrier, when its latest use released its waiters, and who waits on it.
+#[derive(Debug)]
+pub(super) struct NamedState {
+    bar: NamedBarrier,
+    released_at: u64,
+    waiters: Vec<u32>,
+}
+
+impl NamedState {
+    /// A named barrier whose uses complete after `threads` threads.
+    pub fn new(threads: u32) -> Self {
+        NamedState { bar: NamedBarrier::new(threads), released_at: 0, waiters: Vec::new() }
+    }
+}
+
+/// The synchronisation state of one role instance.
+#[derive(Debug, Default)]
+pub(super) struct InstanceSync {
+    pub future_done: bool,
+    pub released_waits: u32,
+    /// Collective instructions fired.
+    pub fired: u32,
+    /// Completion cycle of each fired MMA group.
+    pub mma_done: Vec<u64>,
+    /// Every MMA (`wgmma` or `tcgen05.mma`) fired so far has completed by this cycle.
+    pub mma_tail: f64,
+    pub mma_waiters: Vec<u32>,
+    /// Cycle each fired TMA store finished reading shared memory.
+    pub store_read: Vec<u64>,
+    pub store_waiters: Vec<u32>,
+}
+
+/// The outcome of testing a wait.
+pub(super) enum WaitTest {
+    Pass,
+    Until(u64),
+    Blocked,
+}
+
+/// Tests a wait for "at most `pending` of the `issued` groups of this warp in flight" against
+/// the completion cycles of the groups fired so far.
+fn group_wait(done: &[u64], issued: u32, pending: u32, t: u64) -> WaitTest {
+    let Some(group) = issued.checked_sub(pending + 1) else { return WaitTest::Pass };
+    match done.get(group as usize) {
+        Some(&at) if at <= t => WaitTest::Pass,
+        Some(&at) => WaitTest::Until(at),
+        None => WaitTest::Blocked,
+    }
+}
+
+impl Sm {
+    /// A phase of mbarrier `b` of the CTA at `resident` completed at `t`: its waiters see it
+    /// `wake` cycles later.
+    pub(super) fn phase_completed(&mut self, resident: usize, b: BarrierSlot, t: u64, wake: u64) {
+        let bar = self.residents[resident].mbar(b);
+        bar.visible_at = Some(t + wake);
+        let waiters = std::mem::take(&mut bar.waiters);
+        let mut keep = Vec::new();
+        for w in waiters {
+            let passes = match self.warps[w as usize].queue.front() {
+                Some(Instr::Wait(Wait::Parity { parity, .. })) => {
+                    self.residents[resident].mbar(b).bar.parity_passed(*parity)
+                }
+                _ => true,
+            };
+            if passes {
+                self.wake(w as usize, t + wake);
+            } else {
+                keep.push(w);
+            }
+        }
+        self.residents[resident].mbar(b).waiters = keep;
+    }
+
+    /// `threads` of warp `w` arrive on named barrier `barrier` at `t`; a completed use
+    /// releases its waiters `sync.named_barrier_cycles` later. An arrival past the barrier's
+    /// count is not counted (undefined on hardware; the emulator's sanitizer reports it).
+    fn named_arrival(&mut self, w: usize, barrier: u16, t: u64, env: &Env<'_>) -> NamedArrival {
+        let resident = self.warps[w].resident as usize;
+        let named = &mut self.residents[resident].named[barrier as usize];
+        let arrival = named.bar.arrive(env.timing.warp_size);
+        if let NamedArrival::Completed { .. } = arrival {
+            named.released_at = t + env.timing.named_barrier;
+            let released = named.released_at;
+            for x in std::mem::take(&mut named.waiters) {
+                self.wake(x as usize, released);
+            }
+        }
+        arrival
+    }
+
+    /// `bar.arrive` of warp `w` on named barrier `barrier` at `t`.
+    pub(super) fn named_arrive(&mut self, w: usize, barrier: u16, t: u64, env: &Env<'_>) {
+        self.named_arrival(w, barrier, t, env);
+    }
+
+    /// Tests the wait at the head of warp `w` at cycle `t`.
+    pub(super) fn test_wait(&mut self, w: usize, wait: Wait, t: u64, env: &Env<'_>) -> WaitTest {
+        let (resident, instance) = (self.warps[w].resident as usize, self.warps[w].instance as usize);
+        let first = !std::mem::replace(&mut self.warps[w].wait_started, true);
+        match wait {
+            Wait::Parity { slot: b, parity } => {
+                let bar = self.residents[resident].mbar(b);
+                if bar.bar.parity_passed(parity) {
+                    let visible = bar.visible_at.unwrap_or(0);
+                    if visible <= t { WaitTest::Pass } else { WaitTest::Until(visible) }
+                } else {
+                    bar.waiters.push(w as u32);
+                    WaitTest::Blocked
+                }
+            }
+            Wait::Mma { pending } => {
+                let state = &mut self.residents[resident].instances[instance];
+                match group_wait(&state.mma_done, self.warps[w].mma_groups, pending, t) {
+                    WaitTest::Blocked => {
+                        state.mma_waiters.push(w as u32);
+                        WaitTest::Blocked
+                    }
+                    other => other,
+                }
+            }
+            Wait::Store { pending } => {
+                let state = &mut self.residents[resident].instances[instance];
+                match group_wait(&state.store_read, self.warps[w].stores, pending, t) {
+                    WaitTest::Blocked => {
+                        state.store_waiters.push(w as u32);
+                        WaitTest::Blocked
+                    }
+                    other => other,
+                }
+            }
+            Wait::NamedSync { barrier } => {
+                if first {
+                    let arrival = self.named_arrival(w, barrier, t, env);
+                    self.warps[w].named_generation = arrival.generation();
+                    if let NamedArrival::Completed { .. } = arrival {
+                        return WaitTest::Until(self.residents[resident].named[barrier as usize].released_at);
+                    }
+                }
+                let named = &mut self.residents[resident].named[barrier as usize];
+                if named.bar.completed(self.warps[w].named_generation) {
+                    if named.released_at <= t { WaitTest::Pass } else { WaitTest::Until(named.released_at) }
+                } else {
+                    named.waiters.push(w as u32);
+                    WaitTest::Blocked
+                }
+            }
+        }
+    }
+
+    /// Warp `w` passes its head wait at `t`.
+    pub(super) fn pass_wait(
+        &mut self,
+        w: usize,
+        wait: Wait,
+        t: u64,
+        env: &Env<'_>,
+        driver: &mut dyn Driver,
+    ) -> Result<(), SimError> {
+        let warp = &mut self.warps[w];
+        warp.queue.pop_front();
+        warp.block = Block::No;
+        warp.wait_started = false;
+        warp.waits_passed += 1;
+        let (resident, instance, passed, start) =
+            (warp.resident as usize, warp.instance as usize, warp.waits_passed, warp.head_start);
+        if self.warps[w].traced {
+            self.trace_wait(w, &wait, start, t + 1, env);
+        }
+        if self.residents[resident].instances[instance].released_waits < passed {
+            self.resume(resident, instance, true, t, env, driver)?;
+        }
+        if self.warps[w].live {
+            self.maybe_exit(w, t)?;
+        }
+        Ok(())
+    }
+
+    /// For a deadlock report: per instance of the CTA at `resident`, `None` if it finished,
+    /// else what it waits on.
+    pub fn waiting(&self, resident: usize, env: &Env<'_>) -> Vec<Option<Waiting>> {
+        let shape = env.shape;
+        let s = &self.residents[resident];
+        shape
+            .instances
+            .iter()
+            .map(|inst| {
+                let warp = self.instance_warps(resident, inst, env).map(|w| &self.warps[w]).find(|w| w.live)?;
+                Some(match warp.queue.front() {
+                    Some(Instr::Wait(Wait::Parity { slot: b, parity })) => {
+                        let spec = &shape.barriers[b.barrier as usize];
+                        let bar = &s.barriers[b.barrier as usize][b.index as usize].bar;
+                        Waiting::Phase {
+                            barrier: spec.name.to_string(),
+                            stage: u32::from(b.index),
+                            parity: *parity,
+                            phase: bar.completed_phases(),
+                            missing: bar.pending_arrivals(),
+                            expected: spec.arrivals,
+                            arrivers: spec.arrivers.clone(),
+                            pending_bytes: bar.pending_tx(),
+                        }
+                    }
+                    Some(Instr::Wait(Wait::NamedSync { barrier })) => match shape.named.get(*barrier as usize) {
+                        Some(spec) => Waiting::Named {
+                            name: spec.name.to_string(),
+                            id: spec.id,
+                            arrived: s.named[*barrier as usize].bar.arrived(),
+                            threads: spec.threads,
+                            roles: spec.roles.clone(),
+                        },
+                        None => Waiting::UnknownNamed,
+                    },
+                    Some(Instr::Wait(Wait::Mma { pending })) => Waiting::MmaGroups { pending: *pending },
+                    Some(Instr::Wait(Wait::Store { pending })) => Waiting::Stores { pending: *pending },
+                    _ => Waiting::Nothing,
+                })
+            })
+            .collect()
+    }
+}

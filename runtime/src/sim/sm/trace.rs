@@ -1,0 +1,89 @@
+//! The spans an SM records: each warp's instructions and waits on its own track, MMA groups
+//! on the tensor cores' track, copies on the TMA unit's track, as typed [`SpanKind`]s.
+
+use crate::dsl::Wait;
+use crate::report::{Awaited, Issued, Span, SpanKind, TmaCopy, Track};
+
+use super::super::lower::Instr;
+use super::{Env, Sm};
+
+impl Sm {
+    fn record(&mut self, env: &Env<'_>, track: Track, kind: SpanKind, start: u64, end: u64) {
+        if self.trace.len() < env.trace_limit {
+            self.trace.push(Span::new(self.id as u32, track, kind, start, end));
+        } else {
+            self.trace_dropped += 1;
+        }
+    }
+
+    /// The track of warp `w`.
+    fn track_of(&self, w: usize, env: &Env<'_>) -> Track {
+        let per_cta = env.shape.warps as usize;
+        let (resident, warp) = (w / per_cta, w % per_cta);
+        env.shape.warp_track(resident as u32, warp as u32, self.owners[warp])
+    }
+
+    /// Warp `w` issued `instr` over `[start, end)`.
+    pub(super) fn trace_issued(&mut self, w: usize, instr: &Instr, start: u64, end: u64, env: &Env<'_>) {
+        if let Some(issued) = issued(instr, env) {
+            let track = self.track_of(w, env);
+            self.record(env, track, SpanKind::Issued(issued), start, end);
+        }
+    }
+
+    /// Warp `w` waited in `wait` over `[start, end)`.
+    pub(super) fn trace_wait(&mut self, w: usize, wait: &Wait, start: u64, end: u64, env: &Env<'_>) {
+        let awaited = match *wait {
+            Wait::Parity { slot, parity } => Awaited::Phase { barrier: env.shape.stage(slot), parity },
+            Wait::Mma { pending } => Awaited::MmaGroups { pending },
+            Wait::Store { pending } => Awaited::Stores { pending },
+            Wait::NamedSync { barrier } => Awaited::NamedSync { name: env.shape.named_name(barrier) },
+        };
+        let track = self.track_of(w, env);
+        self.record(env, track, SpanKind::Wait(awaited), start, end);
+    }
+
+    /// The tensor cores were busy with an MMA group over `[start, end)`.
+    pub(super) fn trace_tensor(&mut self, kind: SpanKind, start: u64, end: u64, env: &Env<'_>) {
+        self.record(env, Track::TensorCores, kind, start, end);
+    }
+
+    /// The TMA unit ran `copy` from `start` (issue) to `end` (landing).
+    pub(super) fn trace_copy(&mut self, copy: TmaCopy, start: u64, end: u64, env: &Env<'_>) {
+        self.record(env, Track::Tma, SpanKind::Copy(copy), start, end);
+    }
+
+    /// The tracks of this SM: its units, then every warp of every resident CTA.
+    pub fn trace_tracks(&self, env: &Env<'_>) -> Vec<Track> {
+        let mut out = vec![Track::TensorCores, Track::Tma];
+        for resident in 0..self.residents.len() {
+            for (warp, &owner) in self.owners.iter().enumerate() {
+                out.push(env.shape.warp_track(resident as u32, warp as u32, owner));
+            }
+        }
+        out
+    }
+}
+
+/// What a warp's span shows for a non-wait instruction it issued.
+fn issued(instr: &Instr, env: &Env<'_>) -> Option<Issued> {
+    use crate::report::Direction::{Load, Store};
+    let dir = |load: bool| if load { Load } else { Store };
+    Some(match *instr {
+        Instr::Exec { pipe, count, .. } => Issued::Exec { pipe, count },
+        Instr::Shared { count, load, .. } => Issued::Shared { dir: dir(load), count },
+        Instr::GlobalLoad { count, .. } => Issued::Global { dir: Load, count },
+        Instr::GlobalStore { count, .. } => Issued::Global { dir: Store, count },
+        Instr::Mma { instrs, n, .. } => Issued::Wgmma { instrs, n },
+        Instr::Umma { instrs, n, .. } => Issued::Tcgen05Mma { instrs, n },
+        Instr::MmaCommit { barrier } => Issued::MmaCommit { barrier: env.shape.stage(barrier) },
+        Instr::Tmem { count, load, .. } => Issued::Tmem { dir: dir(load), count },
+        Instr::TmaLoad { barrier, bytes, .. } => {
+            Issued::Tma(TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) })
+        }
+        Instr::TmaStore { bytes, .. } => Issued::Tma(TmaCopy::Store { bytes }),
+        Instr::Arrive { barrier, .. } => Issued::Arrive { barrier: env.shape.stage(barrier) },
+        Instr::NamedArrive { barrier } => Issued::NamedArrive { name: env.shape.named_name(barrier) },
+        Instr::Wait(_) => return None,
+    })
+}

@@ -1,0 +1,180 @@
+//! The SM's asynchronous units: the tensor cores (MMA groups, back to back, one server for
+//! the four sub-partitions) and the TMA unit (bulk copies through the memory system). Both
+//! run collective instructions, which fire once the last warp of the instance issues them.
+
+use std::collections::VecDeque;
+
+use crate::report::{SpanKind, TmaCopy};
+
+use super::super::lower::Instr;
+use super::super::memory::MemorySystem;
+use super::{Env, EventKind, Sm, ceil};
+
+/// The SM's tensor cores.
+#[derive(Debug, Default)]
+pub(super) struct TensorCores {
+    /// Free from this cycle.
+    free: f64,
+    /// Fractional cycles owed to FMA-pipe interference with RS MMAs.
+    debt: f64,
+    /// `(start, end)` of queued MMAs that read A from registers, oldest first.
+    rs_windows: VecDeque<(f64, f64)>,
+}
+
+impl TensorCores {
+    /// Whether work is queued on the tensor cores at cycle `t`.
+    pub fn busy_at(&self, t: u64) -> bool {
+        (t as f64) < self.free
+    }
+
+    /// Whether an MMA with A in registers occupies the tensor cores at `at`.
+    pub fn rs_running(&mut self, at: f64) -> bool {
+        while self.rs_windows.front().is_some_and(|&(_, end)| end <= at) {
+            self.rs_windows.pop_front();
+        }
+        self.rs_windows.iter().any(|&(start, end)| start <= at && at < end)
+    }
+
+    /// Queues `instrs` MMAs, each occupying the cores `occupancy` cycles and done `latency`
+    /// cycles after it starts, arriving at `t`. Returns when the first starts and when the
+    /// last is done.
+    fn run(&mut self, t: u64, instrs: u32, occupancy: f64, latency: f64, a_in_registers: bool) -> (f64, f64) {
+        let first_start = self.free.max(t as f64);
+        let mut done = first_start;
+        for _ in 0..instrs {
+            let start = self.free.max(t as f64);
+            self.free = start + occupancy;
+            done = start + latency;
+        }
+        if a_in_registers {
+            self.rs_windows.push_back((first_start, self.free));
+        }
+        (first_start, done)
+    }
+
+    /// Adds `cycles` of delay to the work not finished by `at`; returns the whole cycles the
+    /// work shifts now (the fraction is kept for later).
+    fn delay(&mut self, at: u64, cycles: f64) -> Option<f64> {
+        self.debt += cycles;
+        let shift = self.debt.floor();
+        if shift < 1.0 {
+            return None;
+        }
+        self.debt -= shift;
+        self.free += shift;
+        let at_f = at as f64;
+        for w in &mut self.rs_windows {
+            if w.1 > at_f {
+                w.1 += shift;
+                if w.0 > at_f {
+                    w.0 += shift;
+                }
+            }
+        }
+        Some(shift)
+    }
+}
+
+impl Sm {
+    /// Delays all tensor-core work not finished by `at` by `cycles` (accumulated until whole).
+    pub(super) fn delay_tensor(&mut self, at: u64, cycles: f64) {
+        let Some(shift) = self.tensor.delay(at, cycles) else { return };
+        let at_f = at as f64;
+        for resident in &mut self.residents {
+            for inst in &mut resident.instances {
+                for done in inst.mma_done.iter_mut().rev() {
+                    if *done <= at {
+                        break;
+                    }
+                    *done += shift as u64;
+                }
+                if inst.mma_tail > at_f {
+                    inst.mma_tail += shift;
+                }
+            }
+        }
+    }
+
+    /// Whether warp `w` is the last of its instance to issue its latest collective.
+    pub(super) fn last_to_issue(&self, w: usize, env: &Env<'_>) -> bool {
+        let warp = &self.warps[w];
+        let inst = &env.shape.instances[warp.instance as usize];
+        let k = warp.collectives;
+        self.instance_warps(warp.resident as usize, inst, env).all(|x| self.warps[x].collectives >= k)
+    }
+
+    /// The instance of warp `w` performs collective `instr` at `t`.
+    pub(super) fn fire(&mut self, w: usize, instr: Instr, t: u64, env: &Env<'_>, mem: &mut MemorySystem) {
+        let timing = env.timing;
+        let (resident, instance) = (self.warps[w].resident as usize, self.warps[w].instance as usize);
+        self.residents[resident].instances[instance].fired += 1;
+        let traced = self.residents[resident].traced;
+        match instr {
+            Instr::Mma { instrs, fma, n, dtype, .. } | Instr::Umma { instrs, fma, n, dtype } => {
+                let a_in_registers = matches!(instr, Instr::Mma { a_in_registers: true, .. });
+                let occupancy = fma as f64 / timing.tensor_rate(dtype);
+                let latency = (timing.mma_latency(n) as f64).max(occupancy);
+                let (first_start, done) = self.tensor.run(t, instrs, occupancy, latency, a_in_registers);
+                self.stats.tensor_busy += occupancy * f64::from(instrs);
+                self.stats.mma_fma += fma * u64::from(instrs);
+                let state = &mut self.residents[resident].instances[instance];
+                state.mma_tail = state.mma_tail.max(done);
+                if let Instr::Mma { .. } = instr {
+                    let done = ceil(done);
+                    state.mma_done.push(done);
+                    for x in std::mem::take(&mut state.mma_waiters) {
+                        self.wake(x as usize, done.max(t));
+                    }
+                }
+                if traced {
+                    let kind = SpanKind::MmaGroup { instrs, n, dtype };
+                    self.trace_tensor(kind, ceil(first_start), ceil(self.tensor.free), env);
+                }
+            }
+            Instr::MmaCommit { barrier } => {
+                let s = &mut self.residents[resident];
+                let at = ceil(s.instances[instance].mma_tail).max(t);
+                s.outstanding = s.outstanding.max(at as f64);
+                let generation = s.generation;
+                self.push_event(at, EventKind::MmaArrive { resident: resident as u32, generation, barrier });
+            }
+            Instr::TmaLoad { barrier, bytes, src } => {
+                // First data after the memory latency, then streamed into shared memory at
+                // the TMA unit's rate (one copy at a time); the extra covers the rest up to
+                // the waiter resuming (calibrated end to end).
+                let (first_data, hit) = mem.load(t as f64, bytes, src, false);
+                let streamed = self.tma.serve(first_data, bytes);
+                let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
+                let land = ceil(streamed) + extra;
+                let s = &mut self.residents[resident];
+                s.outstanding = s.outstanding.max(land as f64);
+                let generation = s.generation;
+                self.push_event(land, EventKind::TxLand { resident: resident as u32, generation, barrier, bytes });
+                if traced {
+                    let copy = TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) };
+                    self.trace_copy(copy, t, land, env);
+                }
+            }
+            Instr::TmaStore { bytes, dst } => {
+                let read = self.tma.serve(t as f64, bytes);
+                let written = mem.store(t as f64, bytes, dst);
+                let s = &mut self.residents[resident];
+                s.outstanding = s.outstanding.max(written);
+                let read = ceil(read);
+                let state = &mut s.instances[instance];
+                state.store_read.push(read);
+                for x in std::mem::take(&mut state.store_waiters) {
+                    self.wake(x as usize, read.max(t));
+                }
+                if traced {
+                    self.trace_copy(TmaCopy::Store { bytes }, t, ceil(written), env);
+                }
+            }
+            Instr::Arrive { barrier, tx_bytes } if self.residents[resident].mbar(barrier).bar.arrive(tx_bytes) => {
+                self.phase_completed(resident, barrier, t, timing.mbarrier_wake);
+            }
+            // An arrival that completes no phase; the others are not collective.
+            _ => {}
+        }
+    }
+}
