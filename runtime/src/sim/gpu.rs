@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
 use crate::emu::{BlockedInstance, Deadlock};
+use crate::error::{RoleFault, RolePanic};
 use crate::launch::{self, Grid};
 use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Utilisation, Waves};
 
@@ -53,7 +54,7 @@ pub fn simulate<K: Kernel>(
     params: &K::Params,
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
-    let spec = launch::check::<K>(&grid)?;
+    let spec = launch::check::<K>(&grid, &launch::cta_limits(machine))?;
     if grid.ctas() > MAX_CTAS {
         return Err(SimError::Options(format!(
             "the grid has {} CTAs; the simulator handles at most {MAX_CTAS}",
@@ -226,12 +227,12 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             }
             Ok(Poll::Pending) => false,
             Err(payload) => {
-                return Err(SimError::Panic {
+                return Err(SimError::Panic(RolePanic {
                     kernel: self.spec.name,
                     block: self.slot_block(index),
                     instance: self.spec.describe(who),
                     message: panic_message(payload.as_ref()),
-                });
+                }));
             }
         };
         if let Some((who, e)) = backend.take_unsupported() {
@@ -242,12 +243,12 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             });
         }
         if let Some((who, fault)) = backend.take_fault() {
-            return Err(SimError::Fault {
+            return Err(SimError::Fault(RoleFault {
                 kernel: self.spec.name,
                 block: self.slot_block(index),
                 instance: self.spec.describe(who),
                 fault,
-            });
+            }));
         }
         backend.drain_into(out);
         Ok(done)
