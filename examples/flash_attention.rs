@@ -1,7 +1,7 @@
 //! Five-role flash attention (Blackwell style): checked on the emulator, then timed.
 //!
 //! ```text
-//! cargo run --release --example flash_attention -- [--causal] [--seq 4096] [--head-dim 128] [--arch b200] [--trace fa.json]
+//! cargo run --release --example flash_attention -- [--causal] [--seq 4096] [--head-dim 128] [--arch b200] [--clock GHZ] [--policy gto|lrr] [--trace fa.json]
 //! ```
 //! With no arguments: a small problem (batch 1, heads 2, seq 512, d 128) runs on the emulator
 //! and is checked against an f64 reference; then batch 4, heads 16, seq 4096, d 128 is timed
@@ -15,6 +15,7 @@ use warpspec::sim::machine::MmaIssue;
 use warpspec_examples::attention::cli::{self, ProblemArgs, TimingArgs};
 use warpspec_examples::attention::hopper::Variant;
 use warpspec_examples::attention::{blackwell, hopper};
+use warpspec_examples::cli::{self as shared, Arch};
 
 /// Five-role flash attention: numerics on the emulator, time on the model.
 #[derive(Parser, Debug)]
@@ -26,7 +27,7 @@ struct Options {
 }
 
 fn main() -> ExitCode {
-    cli::exit_code(run(Options::parse()))
+    shared::exit_code(run(shared::parse_with_arch(Arch::B200)))
 }
 
 fn run(options: Options) -> Result<bool, String> {
@@ -37,8 +38,8 @@ fn run(options: Options) -> Result<bool, String> {
         return Ok(ok);
     }
     let problem = options.problem.problem();
-    let machine = options.timing.machine("b200")?;
-    let opts = options.timing.options();
+    let machine = options.timing.model.machine();
+    let opts = options.timing.model.options();
     let report = if matches!(machine.tensor.issue, MmaIssue::SingleThreadTcgen05 { .. }) {
         blackwell::simulate(&problem, &machine, &opts)
     } else {

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use warpspec_examples::attention::cli::{self, ProblemArgs, TimingArgs};
 use warpspec_examples::attention::hopper::{self, Variant};
+use warpspec_examples::cli::{self as shared, Arch};
 
 /// FA3-style flash attention: numerics on the emulator, time on the model.
 #[derive(Parser, Debug)]
@@ -31,7 +32,7 @@ struct Options {
 }
 
 fn main() -> ExitCode {
-    cli::exit_code(run(Options::parse()))
+    shared::exit_code(run(shared::parse_with_arch(Arch::H200)))
 }
 
 fn run(options: Options) -> Result<bool, String> {
@@ -45,8 +46,8 @@ fn run(options: Options) -> Result<bool, String> {
         return Ok(ok);
     }
     let problem = options.problem.problem();
-    let machine = options.timing.machine("h200")?;
-    let opts = options.timing.options();
+    let machine = options.timing.model.machine();
+    let opts = options.timing.model.options();
     if options.ablations {
         println!("\n  {} on {}:", cli::describe(&problem), machine.name);
         let variants = [

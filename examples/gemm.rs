@@ -1,84 +1,97 @@
-//! Warp-specialized GEMM on the emulator: `C = A · B`, bf16 in, f32 accumulate.
+//! Warp-specialized GEMM: `C = A · B`, bf16 in, f32 accumulate, on the emulator or the
+//! timing model.
 //!
 //! ```text
 //! cargo run --release --example gemm -- [M N K] [--race-detection] [--repeat N]
 //! ```
-//! Runs the kernel of `warpspec_examples::gemm` on random inputs, checks it against an f64
-//! reference and prints the error and the emulation's throughput. `--race-detection` turns
-//! the emulator's race detector on (release builds run without it); `--repeat N` runs the
-//! launch N times and reports the median throughput.
+//! Runs the kernel of `warpspec_examples::gemm` on the emulator (`--target emu`, the default)
+//! on random inputs, checks it against an f64 reference and prints the error and the
+//! emulation's throughput. `--race-detection` turns the emulator's race detector on (release
+//! builds run without it); `--repeat N` runs the launch N times and reports the median
+//! throughput.
 //!
 //! ```text
-//! cargo run --release --example gemm -- --simulate [--arch h100|h200|b200] [--clock GHz]
+//! cargo run --release --example gemm -- --target model [--arch h100|h200|b200] [--clock GHZ]
 //!     [--policy gto|lrr] [--trace FILE] [M N K]
 //! ```
 //! Times the same kernel on the cycle-level model instead (shape-only tensors, default
 //! 8192³ on h100) and prints the report; `--trace` writes the timeline of the first CTAs of
 //! SM 0: a self-contained HTML page for `FILE.html`, an SVG for `FILE.svg` (open either in a
 //! browser), Chrome trace-event JSON otherwise (open it in <https://ui.perfetto.dev>).
+//! `--help` lists every option.
 
 use std::process::ExitCode;
 
-use warpspec::emu::{self, EmuOptions};
+use clap::Parser;
+use warpspec::dsl::Global;
+use warpspec::emu::{EmuError, EmuOptions};
+use warpspec::{Emulator, Model, Target};
+use warpspec_examples::cli::{self, Arch, ModelArgs, TargetKind};
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
+/// Warp-specialized GEMM `C = A · B` (bf16 in, f32 accumulate): checked on the emulator, or
+/// timed on the model.
+#[derive(Parser, Debug)]
+struct Options {
+    /// Problem size [default: 512 512 512 on the emulator, 8192 8192 8192 on the model].
+    #[arg(num_args = 3, value_names = ["M", "N", "K"])]
+    dims: Option<Vec<usize>>,
+    /// Where the kernel runs.
+    #[arg(long, value_enum, default_value_t = TargetKind::Emu)]
+    target: TargetKind,
+    /// The older spelling of `--target model`.
+    #[arg(long, hide = true)]
+    simulate: bool,
+    /// Emulator: turn the race detector on (release builds run without it).
+    #[arg(long)]
+    race_detection: bool,
+    /// Emulator: launches to run; the median throughput is reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// The timing model (`--target model`).
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("--simulate") {
-        return simulate_main(std::env::args().skip(2).collect());
+    cli::exit_code(run(cli::parse_with_arch(Arch::H100)))
+}
+
+fn run(options: Options) -> Result<bool, String> {
+    let target = if options.simulate { TargetKind::Model } else { options.target };
+    if let Some(e) = target.unavailable() {
+        return Err(e);
     }
-    const USAGE: &str = "usage: gemm [M N K] [--race-detection] [--repeat N]";
-    let mut dims = Vec::new();
-    let mut options = EmuOptions::default();
-    let mut repeat = 1;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--race-detection" => options.race_detection = true,
-            "--repeat" => match args.next().and_then(|n| n.parse().ok()) {
-                Some(n) if n > 0 => repeat = n,
-                _ => {
-                    eprintln!("{USAGE}");
-                    return ExitCode::FAILURE;
-                }
-            },
-            other => match other.parse() {
-                Ok(dim) => dims.push(dim),
-                Err(_) => {
-                    eprintln!("{USAGE}");
-                    return ExitCode::FAILURE;
-                }
-            },
-        }
-    }
-    let [m, n, k] = match dims.as_slice() {
-        [] => [512, 512, 512],
-        &[m, n, k] => [m, n, k],
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::FAILURE;
-        }
+    let dims = |default| match options.dims.as_deref() {
+        None => Ok([default; 3]),
+        Some(&[m, n, k]) if m > 0 && n > 0 && k > 0 => Ok([m, n, k]),
+        Some(dims) => Err(format!("every dimension must be at least 1, not {dims:?}")),
     };
+    match target {
+        TargetKind::Model => time_on_model(&options, dims(8192)?),
+        _ => check_on_emulator(&options, dims(512)?),
+    }
+}
+
+/// Runs the GEMM on the emulator, checks it against f64 and prints the throughput.
+fn check_on_emulator(options: &Options, [m, n, k]: [usize; 3]) -> Result<bool, String> {
+    let emulator = Emulator::new(EmuOptions::default().with_race_detection(options.race_detection));
+    let repeat = options.repeat as usize;
     let a = round_bf16(&random_values(m * k, 1));
     let b = round_bf16(&random_values(k * n, 2));
-    let launch = gemm::args(m, n, k, &a, &b).map_err(emu::EmuError::from).and_then(|args| {
+    let launch = gemm::args(m, n, k, &a, &b).map_err(EmuError::from).and_then(|args| {
         let mut reports = Vec::with_capacity(repeat);
         for _ in 0..repeat {
-            reports.push(emu::run_with::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args, &options)?);
+            reports.push(emulator.launch::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args)?);
         }
         Ok((args.c.to_f32_vec().unwrap_or_default(), reports))
     });
-    let (c, mut reports) = match launch {
-        Ok(result) => result,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let (c, mut reports) = launch.map_err(|e| e.to_string())?;
     reports.sort_by_key(|r| r.wall);
     let report = &reports[reports.len() / 2];
     let (max_err, rel_err) = errors(&c, &matmul_f64(m, n, k, &a, &b));
-    let detection = if options.race_detection { "on" } else { "off" };
+    let detection = if emulator.options.race_detection { "on" } else { "off" };
     println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on the emulator");
     println!("  CTAs            {}", report.ctas);
     println!("  max abs error   {max_err:.3e}  (relative to max |C|: {rel_err:.3e})");
@@ -90,89 +103,24 @@ fn main() -> ExitCode {
     );
     if rel_err > 1e-5 {
         eprintln!("error above tolerance");
-        return ExitCode::FAILURE;
+        return Ok(false);
     }
-    ExitCode::SUCCESS
+    Ok(true)
 }
 
-// ---- timing mode (`--simulate`) ----
-
-/// `gemm --simulate ...`: times the kernel on the timing model and prints the report.
-fn simulate_main(args: Vec<String>) -> ExitCode {
-    use warpspec::dsl::Global;
-    use warpspec::sim::{self, Machine, SchedulerPolicy, SimOptions, TraceOptions};
-
-    const USAGE: &str =
-        "usage: gemm --simulate [--arch h100|h200|b200] [--clock GHz] [--policy gto|lrr] [--trace FILE] [M N K]";
-    let mut machine = Machine::h100_sxm();
-    let mut opts = SimOptions::default().with_stderr_progress();
-    let mut trace_file = None;
-    let mut dims = Vec::new();
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"));
-        let parsed: Result<(), String> = match arg.as_str() {
-            "--arch" => value().and_then(|v| {
-                machine = Machine::by_name(&v).ok_or(format!("unknown architecture `{v}`: use h100, h200 or b200"))?;
-                Ok(())
-            }),
-            "--clock" => value().and_then(|v| {
-                opts.clock_ghz = Some(v.parse().map_err(|_| format!("--clock takes GHz, not `{v}`"))?);
-                Ok(())
-            }),
-            "--policy" => value().and_then(|v| {
-                opts.policy = match v.as_str() {
-                    "gto" => SchedulerPolicy::GreedyThenOldest,
-                    "lrr" => SchedulerPolicy::LooseRoundRobin,
-                    _ => return Err(format!("unknown policy `{v}`: use gto or lrr")),
-                };
-                Ok(())
-            }),
-            "--trace" => value().map(|v| {
-                trace_file = Some(v);
-                opts.trace = Some(TraceOptions::default());
-            }),
-            _ => arg.parse::<usize>().map(|d| dims.push(d)).map_err(|_| format!("unexpected `{arg}`\n{USAGE}")),
-        };
-        if let Err(e) = parsed {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    let [m, n, k] = match dims.as_slice() {
-        [] => [8192, 8192, 8192],
-        &[m, n, k] if m > 0 && n > 0 && k > 0 => [m, n, k],
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::FAILURE;
-        }
-    };
+/// Times the GEMM on the model (shape-only tensors) and prints the report.
+fn time_on_model(options: &Options, [m, n, k]: [usize; 3]) -> Result<bool, String> {
+    let model = Model::new(options.model.machine(), options.model.options());
     let args = gemm::ws_gemm::Args {
         a: Global::shape_only(&[m, k]),
         b: Global::shape_only(&[k, n]),
         c: Global::shape_only(&[m, n]),
     };
     println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on the timing model");
-    let report = match sim::simulate::<gemm::ws_gemm::Kernel>(&machine, gemm::grid(m, n), &args, &opts) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let report = model.launch::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args).map_err(|e| e.to_string())?;
     println!("{report}");
-    if let (Some(path), Some(trace)) = (trace_file, &report.trace) {
-        let ext = std::path::Path::new(&path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        let (written, open_in) = match ext.as_deref() {
-            Some("html") => (trace.write_html(&path), "a browser"),
-            Some("svg") => (trace.write_svg(&path), "a browser"),
-            _ => (trace.write_chrome_json(&path), "https://ui.perfetto.dev"),
-        };
-        if let Err(e) = written {
-            eprintln!("cannot write the trace to {path}: {e}");
-            return ExitCode::FAILURE;
-        }
-        println!("trace written to {path} (open it in {open_in})");
+    if let Some((path, open_in)) = options.model.write_trace(report.trace.as_ref())? {
+        println!("trace written to {} (open it in {open_in})", path.display());
     }
-    ExitCode::SUCCESS
+    Ok(true)
 }

@@ -2,17 +2,30 @@
 //! directly with `matrixmultiply`, both on all of rayon's threads.
 //!
 //! ```text
-//! cargo run --release --example gemm_bench
+//! cargo run --release --example gemm_bench -- [--sizes 512,1024] [--runs 7]
 //! ```
-//! Prints, for 512³ and 1024³, the median GFLOP/s over 7 runs of each and their ratio.
+//! Prints, for each size (512³ and 1024³ by default), the median GFLOP/s over 7 runs of each
+//! and their ratio.
 
+use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
 use rayon::prelude::*;
+use warpspec_examples::cli;
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{random_values, round_bf16};
 
-const RUNS: usize = 7;
+/// Emulation throughput of the warp-specialized GEMM beside the direct product.
+#[derive(Parser, Debug)]
+struct Options {
+    /// Square GEMM sizes to measure.
+    #[arg(long, value_delimiter = ',', default_values_t = [512, 1024], value_parser = clap::value_parser!(u32).range(1..))]
+    sizes: Vec<u32>,
+    /// Runs of each; the median is reported.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -47,10 +60,15 @@ fn direct(n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     });
 }
 
-fn main() {
+fn main() -> ExitCode {
+    cli::exit_code(run(Options::parse()))
+}
+
+fn run(options: Options) -> Result<bool, String> {
     println!("threads: {}", rayon::current_num_threads());
     println!("{:>6} {:>16} {:>16} {:>8}", "size", "emulated GFLOP/s", "direct GFLOP/s", "ratio");
-    for size in [512, 1024] {
+    for size in options.sizes {
+        let size = size as usize;
         let (m, n, k) = (size, size, size);
         let a = round_bf16(&random_values(m * k, 1));
         let b = round_bf16(&random_values(k * n, 2));
@@ -58,8 +76,8 @@ fn main() {
         let mut emulated = Vec::new();
         let mut plain = Vec::new();
         let mut c = vec![0.0; m * n];
-        for _ in 0..RUNS {
-            let (_, report) = gemm::gemm(m, n, k, &a, &b).expect("the GEMM runs");
+        for _ in 0..options.runs {
+            let (_, report) = gemm::gemm(m, n, k, &a, &b).map_err(|e| e.to_string())?;
             emulated.push(report.gflops());
             let start = Instant::now();
             direct(n, k, &a, &b, &mut c);
@@ -68,4 +86,5 @@ fn main() {
         let (e, d) = (median(emulated), median(plain));
         println!("{:>5}³ {e:>16.2} {d:>16.2} {:>7.2}x", size, e / d);
     }
+    Ok(true)
 }

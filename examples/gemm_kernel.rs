@@ -10,73 +10,87 @@
 use warpspec::prelude::*;
 use warpspec::{Grid, LaunchError};
 
-/// The kernel, written with `#[kernel]`.
-#[warpspec::kernel]
-pub mod ws_gemm {
-    use warpspec::prelude::*;
+/// Stamps the warp-specialized GEMM kernel as module `$name` for one output tile
+/// (`bm` x `bn`), k-step depth (`bk`, any constant expression) and ring depth (`stages`).
+/// [`ws_gemm`] is its 128 x 256, 4-stage instance; the trade-off study
+/// (`crate::gemm_tradeoff`) stamps other tiles and depths from the same text.
+macro_rules! ws_gemm_kernel {
+    ($name:ident, bm = $bm:literal, bn = $bn:literal, stages = $stages:literal, bk = $($bk:tt)+) => {
+        /// The warp-specialized GEMM kernel, written with `#[kernel]`: a TMA producer warp
+        /// fills a `STAGES`-deep ring, two consumer warpgroups each multiply their half of
+        /// the rows.
+        #[warpspec::kernel]
+        pub mod $name {
+            use warpspec::prelude::*;
 
-    /// Rows of the output tile of one CTA.
-    pub const BM: usize = 128;
-    /// Columns of the output tile of one CTA.
-    pub const BN: usize = 256;
-    /// Depth of one k-step.
-    pub const BK: usize = 64;
-    /// Stages of the operand ring.
-    pub const STAGES: usize = 4;
-    /// Rows each consumer warpgroup owns.
-    pub const WG_ROWS: usize = BM / 2;
+            /// Rows of the output tile of one CTA.
+            pub const BM: usize = $bm;
+            /// Columns of the output tile of one CTA.
+            pub const BN: usize = $bn;
+            /// Depth of one k-step.
+            pub const BK: usize = $($bk)+;
+            /// Stages of the operand ring.
+            pub const STAGES: usize = $stages;
+            /// Rows each consumer warpgroup owns.
+            pub const WG_ROWS: usize = BM / 2;
 
-    /// Launch arguments.
-    #[params]
-    pub struct Args {
-        /// `M x K`, row-major.
-        pub a: Global<bf16>,
-        /// `K x N`, row-major.
-        pub b: Global<bf16>,
-        /// `M x N`, row-major, written by the kernel.
-        pub c: Global<f32>,
-    }
+            /// Launch arguments.
+            #[params]
+            pub struct Args {
+                /// `M x K`, row-major.
+                pub a: Global<bf16>,
+                /// `K x N`, row-major.
+                pub b: Global<bf16>,
+                /// `M x N`, row-major, written by the kernel.
+                pub c: Global<f32>,
+            }
 
-    /// Shared memory of one CTA.
-    #[shared]
-    pub struct Smem {
-        a: Ring<Tile<bf16, BM, BK>, STAGES>,
-        b: Ring<Tile<bf16, BK, BN>, STAGES>,
-    }
+            /// Shared memory of one CTA.
+            #[shared]
+            pub struct Smem {
+                a: Ring<Tile<bf16, BM, BK>, STAGES>,
+                b: Ring<Tile<bf16, BK, BN>, STAGES>,
+            }
 
-    /// The k-loop operands: filled by TMA, drained by both consumer warpgroups.
-    #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
-    pub struct Operands;
+            /// The k-loop operands: filled by TMA, drained by both consumer warpgroups.
+            #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
+            pub struct Operands;
 
-    /// Issues the TMA loads of every k-step.
-    #[role(warps = 1, regs = 40)]
-    pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
-        let args = cx.args();
-        let [n_tile, m_tile, _] = cx.block();
-        for k in 0..args.a.shape()[1].div_ceil(BK) {
-            let slot = ops.acquire().await;
-            cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
-            cx.tma_load(&args.b, &[k * BK, n_tile * BN], slot.b(), &slot);
-            ops.commit(slot);
+            /// Issues the TMA loads of every k-step as soon as a stage is free.
+            #[role(warps = 1, regs = 40)]
+            pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
+                let args = cx.args();
+                let [n_tile, m_tile, _] = cx.block();
+                for k in 0..args.a.shape()[1].div_ceil(BK) {
+                    let slot = ops.acquire().await;
+                    cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
+                    cx.tma_load(&args.b, &[k * BK, n_tile * BN], slot.b(), &slot);
+                    ops.commit(slot);
+                }
+            }
+
+            /// Multiplies its rows of each A tile by the B tile, waiting for each MMA before
+            /// releasing its stage, then stores its accumulator.
+            #[role(warpgroups = 2, regs = 232)]
+            pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
+                let args = cx.args();
+                let [n_tile, m_tile, _] = cx.block();
+                let rows = cx.instance() * WG_ROWS;
+                let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
+                for _ in 0..args.a.shape()[1].div_ceil(BK) {
+                    let full = ops.wait().await;
+                    let mma = cx.wgmma(&mut acc, full.a().rows::<WG_ROWS>(rows), full.b());
+                    cx.mma_wait(mma, 0).await;
+                    ops.release(full);
+                }
+                cx.store_global(&acc, &args.c, &[m_tile * BM + rows, n_tile * BN]);
+            }
         }
-    }
-
-    /// Multiplies its 64 rows of each A tile by the B tile, then stores its accumulator.
-    #[role(warpgroups = 2, regs = 232)]
-    pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
-        let args = cx.args();
-        let [n_tile, m_tile, _] = cx.block();
-        let rows = cx.instance() * WG_ROWS;
-        let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
-        for _ in 0..args.a.shape()[1].div_ceil(BK) {
-            let full = ops.wait().await;
-            let mma = cx.wgmma(&mut acc, full.a().rows::<WG_ROWS>(rows), full.b());
-            cx.mma_wait(mma, 0).await;
-            ops.release(full);
-        }
-        cx.store_global(&acc, &args.c, &[m_tile * BM + rows, n_tile * BN]);
-    }
+    };
 }
+pub(crate) use ws_gemm_kernel;
+
+ws_gemm_kernel!(ws_gemm, bm = 128, bn = 256, stages = 4, bk = 64);
 
 /// `C = A · B` on the emulator for `A: m x k` and `B: k x n` (row-major, rounded to bf16).
 ///

@@ -3,12 +3,13 @@
 //! `warpspec_examples::gemm_tradeoff`) side by side.
 //!
 //! ```text
-//! cargo run --release --example gemm_tradeoff [-- --size S]
+//! cargo run --release --example gemm_tradeoff [-- --size S] [--arch h100|h200|b200]
 //! cargo run --release --example gemm_tradeoff -- [--size S] --trace VARIANT:TILE:PIPE FILE
 //! ```
 //! First checks every stamped kernel on the emulator against an f64 reference (512 x 512 x
 //! 416: 13 k-steps, a multiple of no stage count), then times the variants on the H100 SXM
-//! model for an `S x S x S` GEMM (default 8192) and prints Markdown tables: TFLOP/s side by
+//! model (or the `--arch` machine: a Hopper one, h100 or h200, since the kernels issue
+//! `wgmma`) for an `S x S x S` GEMM (default 8192) and prints Markdown tables: TFLOP/s side by
 //! side over the stage count `PIPE` (256 x 256 tile) and over tile shapes (`PIPE` 2 and 4),
 //! then every run with its tensor-core, TMA, L2 and HBM utilisation and the dominant stall
 //! reasons of its roles. Besides the three variants, the tables show v1 and v2 with a
@@ -17,13 +18,17 @@
 //!
 //! With `--trace` (for example `--trace v1:256x256:4 v1.json`), times that one kernel instead
 //! and writes the timeline of the first two CTAs of SM 0 as Chrome trace-event JSON (open it
-//! in <https://ui.perfetto.dev>): tensor-core and TMA spans beside each warp's waits.
+//! in <https://ui.perfetto.dev>; `.html` or `.svg` files open in a browser): tensor-core and
+//! TMA spans beside each warp's waits. `--help` lists every option.
 
+use std::path::Path;
 use std::process::ExitCode;
 
+use clap::Parser;
 use rayon::prelude::*;
 use warpspec::report::{RoleStalls, SimReport, StallReason};
 use warpspec::sim::{Machine, SimOptions, TraceOptions};
+use warpspec_examples::cli::{self, Arch, ArchArgs};
 use warpspec_examples::gemm_tradeoff::{self, Config, STAMPED, TileShape, Variant};
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
@@ -37,69 +42,36 @@ const TOLERANCE: f64 = 1e-5;
 const MAIN_TILE: TileShape = TileShape { m: 256, n: 256 };
 /// The stage counts of the tile sweep.
 const TILE_PIPES: [usize; 2] = [2, 4];
-/// Command-line usage.
-const USAGE: &str = "usage: gemm_tradeoff [--size S] [--trace VARIANT:TILE:PIPE FILE]";
-
-/// What the command line asks for.
-struct Cli {
-    /// The GEMM is `size x size x size`.
-    size: usize,
-    /// Time only this kernel and write its timeline to the file.
-    trace: Option<(Config, String)>,
+/// Warp-specialized vs non-specialized GEMMs: checked on the emulator, then timed side by side
+/// on the model.
+#[derive(Parser, Debug)]
+struct Options {
+    /// The timed GEMM is `SIZE x SIZE x SIZE`.
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..))]
+    size: u32,
+    #[command(flatten)]
+    arch: ArchArgs,
+    /// Time only this kernel (as `v1:256x256:4`) and write its timeline to FILE (format by
+    /// extension: `.html`, `.svg`, Chrome trace-event JSON otherwise).
+    #[arg(long, num_args = 2, value_names = ["VARIANT:TILE:PIPE", "FILE"])]
+    trace: Option<Vec<String>>,
 }
 
 fn main() -> ExitCode {
-    let cli = match parse_cli(std::env::args().skip(1).collect()) {
-        Ok(cli) => cli,
-        Err(e) => {
-            eprintln!("{e}\n{USAGE}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let size = cli.size;
-    if let Some((config, file)) = cli.trace {
-        return match write_trace(config, size, &file) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if let Err(e) = check_on_emulator() {
-        eprintln!("{e}");
-        return ExitCode::FAILURE;
-    }
-    match time_on_model(size) {
-        Ok(runs) => {
-            print_tables(size, &runs);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::exit_code(run(cli::parse_with_arch(Arch::H100)))
 }
 
-/// `[--size S] [--trace VARIANT:TILE:PIPE FILE]`; the size defaults to 8192.
-fn parse_cli(args: Vec<String>) -> Result<Cli, String> {
-    let mut cli = Cli { size: 8192, trace: None };
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--size" => {
-                let s = it.next().ok_or("--size needs a value")?;
-                cli.size = s.parse().ok().filter(|&s| s > 0).ok_or(format!("bad size `{s}`"))?;
-            }
-            "--trace" => {
-                let (config, file) = it.next().zip(it.next()).ok_or("--trace needs a kernel and a file")?;
-                cli.trace = Some((parse_config(&config)?, file));
-            }
-            _ => return Err(format!("unexpected argument `{arg}`")),
-        }
+fn run(options: Options) -> Result<bool, String> {
+    let size = options.size as usize;
+    let machine = options.arch.machine();
+    if let Some([kernel, file]) = options.trace.as_deref() {
+        write_trace(parse_config(kernel)?, size, &machine, Path::new(file))?;
+        return Ok(true);
     }
-    Ok(cli)
+    check_on_emulator()?;
+    let runs = time_on_model(size, &machine)?;
+    print_tables(size, options.arch.arch, &runs);
+    Ok(true)
 }
 
 /// `VARIANT:MxN:PIPE`, as `v1:256x256:4`.
@@ -113,14 +85,14 @@ fn parse_config(text: &str) -> Result<Config, String> {
 }
 
 /// Times `config` alone and writes its timeline to `file`.
-fn write_trace(config: Config, size: usize, file: &str) -> Result<(), String> {
+fn write_trace(config: Config, size: usize, machine: &Machine, file: &Path) -> Result<(), String> {
     let opts = SimOptions::default().with_trace(TraceOptions::default());
-    let report = gemm_tradeoff::simulate(config, [size; 3], &Machine::h100_sxm(), &opts)
+    let report = gemm_tradeoff::simulate(config, [size; 3], machine, &opts)
         .map_err(|e| format!("{config} on the timing model: {e}"))?;
     println!("{report}");
     let trace = report.trace.as_ref().ok_or("the run recorded no timeline")?;
-    trace.write_chrome_json(file).map_err(|e| format!("cannot write the trace to {file}: {e}"))?;
-    println!("trace written to {file} (open it in https://ui.perfetto.dev)");
+    let open_in = cli::write_trace(trace, file)?;
+    println!("trace written to {} (open it in {open_in})", file.display());
     Ok(())
 }
 
@@ -147,9 +119,8 @@ fn check_on_emulator() -> Result<(), String> {
     Ok(())
 }
 
-/// Times every variant of every stamped kernel on the H100 SXM model, two at a time.
-fn time_on_model(size: usize) -> Result<Vec<(Config, SimReport)>, String> {
-    let machine = Machine::h100_sxm();
+/// Times every variant of every stamped kernel on `machine`, two at a time.
+fn time_on_model(size: usize, machine: &Machine) -> Result<Vec<(Config, SimReport)>, String> {
     let opts = SimOptions::default();
     let configs: Vec<Config> =
         STAMPED.iter().flat_map(|&(tile, pipe)| Variant::ALL.map(|variant| Config { variant, tile, pipe })).collect();
@@ -157,7 +128,7 @@ fn time_on_model(size: usize) -> Result<Vec<(Config, SimReport)>, String> {
     configs
         .into_par_iter()
         .map(|config| {
-            let report = gemm_tradeoff::simulate(config, [size; 3], &machine, &opts)
+            let report = gemm_tradeoff::simulate(config, [size; 3], machine, &opts)
                 .map_err(|e| format!("{config} on the timing model: {e}"))?;
             eprintln!("  {config}: {:.1} TFLOP/s ({:.1} s host)", report.tflops(), report.host.wall.as_secs_f64());
             Ok((config, report))
@@ -201,9 +172,16 @@ fn header(label: &str) -> String {
 }
 
 /// Prints the tables in Markdown.
-fn print_tables(size: usize, runs: &[(Config, SimReport)]) {
+fn print_tables(size: usize, arch: Arch, runs: &[(Config, SimReport)]) {
     let Some((_, first)) = runs.first() else { return };
-    let command = if size == 8192 { COMMAND.to_string() } else { format!("{COMMAND} -- --size {size}") };
+    let mut flags = String::new();
+    if size != 8192 {
+        flags += &format!(" --size {size}");
+    }
+    if arch != Arch::H100 {
+        flags += &format!(" --arch {}", arch.name());
+    }
+    let command = if flags.is_empty() { COMMAND.to_string() } else { format!("{COMMAND} --{flags}") };
     println!();
     println!(
         "GEMM {size}x{size}x{size}, bf16 in, f32 accumulate, BK = {}, on the {} model ({} SMs at {:.2} GHz, \

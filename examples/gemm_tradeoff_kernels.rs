@@ -124,77 +124,11 @@ impl fmt::Display for Config {
     }
 }
 
-/// Stamps out the warp-specialized kernel for one tile shape and stage count.
+/// Stamps out the warp-specialized kernel (see [`Variant::Specialized`]) for one tile shape
+/// and stage count: the kernel of [`crate::gemm`], at this study's k-step depth.
 macro_rules! ws_kernel {
     ($name:ident, $bm:literal, $bn:literal, $pipe:literal) => {
-        /// Warp-specialized GEMM (see [`Variant::Specialized`]).
-        #[warpspec::kernel]
-        pub mod $name {
-            use warpspec::prelude::*;
-
-            /// Rows of the output tile of one CTA.
-            pub const BM: usize = $bm;
-            /// Columns of the output tile of one CTA.
-            pub const BN: usize = $bn;
-            /// Depth of one k-step.
-            pub const BK: usize = super::BK;
-            /// Stages of the operand ring.
-            pub const PIPE: usize = $pipe;
-            /// Rows each consumer warpgroup owns.
-            pub const WG_ROWS: usize = BM / 2;
-
-            /// Launch arguments.
-            #[params]
-            pub struct Args {
-                /// `M x K`, row-major.
-                pub a: Global<bf16>,
-                /// `K x N`, row-major.
-                pub b: Global<bf16>,
-                /// `M x N`, row-major, written by the kernel.
-                pub c: Global<f32>,
-            }
-
-            /// Shared memory of one CTA.
-            #[shared]
-            pub struct Smem {
-                a: Ring<Tile<bf16, BM, BK>, PIPE>,
-                b: Ring<Tile<bf16, BK, BN>, PIPE>,
-            }
-
-            /// The k-loop operands: filled by TMA, drained by both consumer warpgroups.
-            #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
-            pub struct Operands;
-
-            /// Issues the TMA loads of every k-step as soon as a stage is free.
-            #[role(warps = 1, regs = 40)]
-            pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
-                let args = cx.args();
-                let [n_tile, m_tile, _] = cx.block();
-                for k in 0..args.a.shape()[1].div_ceil(BK) {
-                    let slot = ops.acquire().await;
-                    cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
-                    cx.tma_load(&args.b, &[k * BK, n_tile * BN], slot.b(), &slot);
-                    ops.commit(slot);
-                }
-            }
-
-            /// Multiplies its rows of each A tile by the B tile, waiting for each MMA before
-            /// releasing its stage, then stores its accumulator.
-            #[role(warpgroups = 2, regs = 232)]
-            pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
-                let args = cx.args();
-                let [n_tile, m_tile, _] = cx.block();
-                let rows = cx.instance() * WG_ROWS;
-                let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
-                for _ in 0..args.a.shape()[1].div_ceil(BK) {
-                    let full = ops.wait().await;
-                    let mma = cx.wgmma(&mut acc, full.a().rows::<WG_ROWS>(rows), full.b());
-                    cx.mma_wait(mma, 0).await;
-                    ops.release(full);
-                }
-                cx.store_global(&acc, &args.c, &[m_tile * BM + rows, n_tile * BN]);
-            }
-        }
+        crate::gemm::ws_gemm_kernel!($name, bm = $bm, bn = $bn, stages = $pipe, bk = super::BK);
     };
 }
 

@@ -9,13 +9,18 @@
 //! flight per round of `latency + I` cycles, so `w` warps per scheduler fill
 //! `min(1, w * I / (latency + I))` of its issue slots. `--l2` makes the loads hit in L2
 //! instead of going to HBM; `--trace` writes the timeline of 4 warps per scheduler, one load
-//! each (open it in <https://ui.perfetto.dev>).
+//! each (Chrome trace-event JSON for <https://ui.perfetto.dev>, or `.html`/`.svg` for a
+//! browser). `--help` lists every option.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use clap::Parser;
 
 use warpspec::sim::lower::{Dep, Instr};
 use warpspec::sim::timing::{ExecPipe, Timing};
-use warpspec::sim::{Machine, MicroInstance, MicroKernel, SimOptions, TraceOptions, simulate_micro};
+use warpspec::sim::{MicroInstance, MicroKernel, SimOptions, TraceOptions, simulate_micro};
+use warpspec_examples::cli::{self, Arch, ArchArgs};
 
 /// FFMAs each loaded value feeds.
 const WORK_PER_LOAD: u32 = 8;
@@ -31,34 +36,29 @@ fn program(loads: u32, from_hbm: bool) -> Vec<Instr> {
     round.iter().copied().cycle().take(2 * ROUNDS).collect()
 }
 
+/// Issue-slot utilisation of one SM beside Little's law, sweeping warps per scheduler and
+/// independent loads per warp.
+#[derive(Parser, Debug)]
+struct Options {
+    #[command(flatten)]
+    arch: ArchArgs,
+    /// Load from L2 instead of HBM.
+    #[arg(long)]
+    l2: bool,
+    /// Write the timeline of 4 warps per scheduler, one load each, to this file (format by
+    /// extension: `.html`, `.svg`, Chrome trace-event JSON otherwise).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
-    let mut machine = Machine::h100_sxm();
-    let mut from_hbm = true;
-    let mut trace_file = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.next()) {
-            ("--arch", Some(name)) => match Machine::by_name(&name) {
-                Some(m) => machine = m,
-                None => {
-                    eprintln!("unknown architecture `{name}`: use h100, h200 or b200");
-                    return ExitCode::FAILURE;
-                }
-            },
-            ("--l2", next) => {
-                from_hbm = false;
-                if let Some(next) = next {
-                    eprintln!("unexpected `{next}` after --l2");
-                    return ExitCode::FAILURE;
-                }
-            }
-            ("--trace", Some(path)) => trace_file = Some(path),
-            _ => {
-                eprintln!("usage: latency_hiding [--arch h100|h200|b200] [--l2] [--trace FILE]");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
+    cli::exit_code(run(cli::parse_with_arch(Arch::H100)))
+}
+
+fn run(options: Options) -> Result<bool, String> {
+    let machine = options.arch.machine();
+    let from_hbm = !options.l2;
+    let trace_file = options.trace;
     let timing = Timing::new(&machine, machine.clocks.spec_ghz.value);
     let latency = if from_hbm { timing.hbm_latency } else { timing.l2_latency } as f64;
     let smsps = timing.sub_partitions;
@@ -85,13 +85,7 @@ fn main() -> ExitCode {
             } else {
                 SimOptions::default()
             };
-            let report = match simulate_micro(&machine, &kernel, &opts) {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::FAILURE;
-                }
-            };
+            let report = simulate_micro(&machine, &kernel, &opts).map_err(|e| e.to_string())?;
             let per_round = f64::from(loads * (1 + WORK_PER_LOAD));
             let issued = per_round * ROUNDS as f64 * f64::from(warps) * smsps as f64;
             let measured = issued / (report.cycles as f64 * smsps as f64);
@@ -102,16 +96,13 @@ fn main() -> ExitCode {
                 100.0 * measured,
                 100.0 * predicted
             );
-            if let (true, Some(path), Some(trace)) = (traced, &trace_file, &report.trace)
-                && let Err(e) = trace.write_chrome_json(path)
-            {
-                eprintln!("cannot write {path}: {e}");
-                return ExitCode::FAILURE;
+            if let (true, Some(path), Some(trace)) = (traced, &trace_file, &report.trace) {
+                cli::write_trace(trace, path)?;
             }
         }
     }
     if let Some(path) = trace_file {
-        println!("timeline of 4 warps per scheduler, 1 load each, written to {path}");
+        println!("timeline of 4 warps per scheduler, 1 load each, written to {}", path.display());
     }
-    ExitCode::SUCCESS
+    Ok(true)
 }

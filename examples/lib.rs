@@ -1,6 +1,7 @@
 //! Kernels of the warpspec examples, shared by the example binaries, tests and benchmarks.
 
 pub mod attention;
+pub mod cli;
 #[path = "gemm_kernel.rs"]
 pub mod gemm;
 #[path = "gemm_tradeoff_kernels.rs"]

@@ -2,24 +2,28 @@
 //! the wall time of the 8192³ warp-specialized GEMM.
 //!
 //! ```text
-//! cargo run --release --example sim_bench -- [--arch h100|h200|b200]
+//! cargo run --release --example sim_bench -- [--arch h100|h200|b200] [--size 8192]
 //! ```
 //! Three workloads on one host thread:
 //! - **dense issue**: 16 warps per scheduler of independent FFMAs on every SM, so every
 //!   scheduler issues every cycle (the model's worst case: one event per SM-cycle);
 //! - **latency bound**: the same warps with a dependent HBM load every 9 instructions, so the
 //!   model mostly skips idle cycles;
-//! - **GEMM 8192³**: the warp-specialized GEMM of `examples/gemm_kernel.rs`, 2048 CTAs of
-//!   128 x 256, 128 k-steps each, shape-only tensors.
+//! - **GEMM 8192³** (`--size`): the warp-specialized GEMM of `examples/gemm_kernel.rs`, 2048
+//!   CTAs of 128 x 256, 128 k-steps each, shape-only tensors.
 
 use std::process::ExitCode;
+
+use clap::Parser;
 use std::time::Instant;
 
 use warpspec::dsl::Global;
 use warpspec::report::SimReport;
 use warpspec::sim::lower::{Dep, Instr};
 use warpspec::sim::timing::ExecPipe;
-use warpspec::sim::{self, Machine, MicroInstance, MicroKernel, SimError, SimOptions, simulate_micro};
+use warpspec::sim::{Machine, MicroInstance, MicroKernel, SimError, SimOptions, simulate_micro};
+use warpspec::{Model, Target};
+use warpspec_examples::cli::{self, Arch, ArchArgs};
 use warpspec_examples::gemm;
 
 /// 16 warps per scheduler on every SM (two CTAs of 8 per scheduler each), all running
@@ -40,17 +44,22 @@ fn line(name: &str, report: &SimReport, wall: f64) {
     );
 }
 
+/// Speed of the timing model: simulated SM-cycles per second of host time.
+#[derive(Parser, Debug)]
+struct Options {
+    #[command(flatten)]
+    arch: ArchArgs,
+    /// Size of the square GEMM timed last.
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..))]
+    size: u32,
+}
+
 fn main() -> ExitCode {
-    let machine = match std::env::args().skip_while(|a| a != "--arch").nth(1) {
-        None => Machine::h100_sxm(),
-        Some(name) => match Machine::by_name(&name) {
-            Some(m) => m,
-            None => {
-                eprintln!("unknown architecture `{name}`: use h100, h200 or b200");
-                return ExitCode::FAILURE;
-            }
-        },
-    };
+    cli::exit_code(run(cli::parse_with_arch(Arch::H100)))
+}
+
+fn run(options: Options) -> Result<bool, String> {
+    let machine = options.arch.machine();
     println!("timing model on one host thread, {}", machine.full_name);
     let dense = vec![Instr::Exec { pipe: ExecPipe::Fma, count: 4000, dep: Dep::None }];
     let latency: Vec<Instr> = [
@@ -64,36 +73,26 @@ fn main() -> ExitCode {
     .collect();
     for (name, program) in [("dense issue", dense), ("latency bound", latency)] {
         let start = Instant::now();
-        match micro(&machine, program) {
-            Ok(report) => line(name, &report, start.elapsed().as_secs_f64()),
-            Err(e) => {
-                eprintln!("{e}");
-                return ExitCode::FAILURE;
-            }
-        }
+        let report = micro(&machine, program).map_err(|e| e.to_string())?;
+        line(name, &report, start.elapsed().as_secs_f64());
     }
-    let n = 8192;
+    let n = options.size as usize;
     let args = gemm::ws_gemm::Args {
         a: Global::shape_only(&[n, n]),
         b: Global::shape_only(&[n, n]),
         c: Global::shape_only(&[n, n]),
     };
     let start = Instant::now();
-    match sim::simulate::<gemm::ws_gemm::Kernel>(&machine, gemm::grid(n, n), &args, &SimOptions::default()) {
-        Ok(report) => {
-            let wall = start.elapsed().as_secs_f64();
-            line("GEMM 8192³", &report, wall);
-            println!(
-                "GEMM 8192³ wall time {wall:.2} s; predicted {:.1} TFLOP/s ({:.1}% of peak) at {:.2} GHz",
-                report.tflops(),
-                report.percent_of_peak(),
-                report.clock_ghz
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
+    let model = Model::new(machine, SimOptions::default());
+    let report = model.launch::<gemm::ws_gemm::Kernel>(gemm::grid(n, n), &args).map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    let name = format!("GEMM {n}³");
+    line(&name, &report, wall);
+    println!(
+        "{name} wall time {wall:.2} s; predicted {:.1} TFLOP/s ({:.1}% of peak) at {:.2} GHz",
+        report.tflops(),
+        report.percent_of_peak(),
+        report.clock_ghz
+    );
+    Ok(true)
 }

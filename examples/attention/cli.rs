@@ -6,10 +6,10 @@ use clap::{Args, ValueEnum};
 use warpspec::dsl::DType;
 
 use warpspec::report::SimReport;
-use warpspec::sim::{Machine, SimOptions, TraceOptions};
 
 use super::Problem;
 use super::reference::attention_f64;
+use crate::cli::ModelArgs;
 use crate::reference::{errors, random_values};
 
 /// Storage format of Q, K, V and O.
@@ -75,45 +75,21 @@ impl ProblemArgs {
     }
 }
 
-/// How to time the problem.
+/// How to time the problem: the timing model's options, or none.
 #[derive(Args, Clone, Debug)]
 pub struct TimingArgs {
-    /// Machine of the timing model (h100, h200, b200).
-    #[arg(long)]
-    pub arch: Option<String>,
-    /// Write the timeline to this file: a self-contained HTML page for `.html`, an SVG for
-    /// `.svg` (open either in a browser), Chrome trace-event JSON otherwise (open it in the
-    /// Perfetto UI).
-    #[arg(long)]
-    pub trace: Option<std::path::PathBuf>,
+    /// The timing model.
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Skip the timing run.
     #[arg(long)]
     pub no_timing: bool,
 }
 
 impl TimingArgs {
-    /// The machine named by `--arch`, or `default`.
-    pub fn machine(&self, default: &str) -> Result<Machine, String> {
-        let name = self.arch.as_deref().unwrap_or(default);
-        Machine::by_name(name).ok_or_else(|| format!("unknown --arch {name}; known: {}", Machine::names().join(", ")))
-    }
-
-    /// Simulation options: progress on stderr, and a timeline if `--trace` was given.
-    pub fn options(&self) -> SimOptions {
-        let options = SimOptions::default().with_stderr_progress();
-        if self.trace.is_some() { options.with_trace(TraceOptions::default()) } else { options }
-    }
-
     /// Writes the report's timeline to the `--trace` file, if both exist.
     pub fn write_trace(&self, report: &SimReport) -> Result<(), String> {
-        if let (Some(path), Some(trace)) = (&self.trace, &report.trace) {
-            let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-            let (written, open_in) = match ext.as_deref() {
-                Some("html") => (trace.write_html(path), "a browser"),
-                Some("svg") => (trace.write_svg(path), "a browser"),
-                _ => (trace.write_chrome_json(path), "https://ui.perfetto.dev"),
-            };
-            written.map_err(|e| format!("writing {}: {e}", path.display()))?;
+        if let Some((path, open_in)) = self.model.write_trace(report.trace.as_ref())? {
             println!("  trace     {} (open in {open_in})", path.display());
         }
         Ok(())
@@ -191,18 +167,6 @@ pub fn check_and_print<E: std::fmt::Display>(
         checked.seconds
     );
     Ok(ok)
-}
-
-/// The exit code of an example whose `run` returned whether its checks passed.
-pub fn exit_code(result: Result<bool, String>) -> std::process::ExitCode {
-    match result {
-        Ok(true) => std::process::ExitCode::SUCCESS,
-        Ok(false) => std::process::ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
 }
 
 /// Relative error allowed for the format (P and O are rounded to it).

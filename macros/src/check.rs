@@ -3,18 +3,23 @@
 //! findings; all of them run, so one compile shows every problem.
 
 use quote::ToTokens;
+use warpspec_hw::CtaLimits;
 
 use crate::errors::{Errors, list};
 use crate::model::{EndpointKind, Model, Target};
 
-/// Shared memory one CTA may use on compute capability 9.0: 227 KB.
-const MAX_SMEM_PER_CTA: i128 = 227 * 1024;
+/// What a CTA may use on at least one known machine: the kernel's target is not known at
+/// compile time, so the budgets are checked against the widest; a launch checks the limits
+/// of the machine it targets.
+const LIMITS: CtaLimits = CtaLimits::ANY;
+/// Shared memory one CTA may use, bytes.
+const MAX_SMEM_PER_CTA: i128 = LIMITS.smem_per_cta_bytes as i128;
 /// 32-bit registers per SM.
-const REGISTERS_PER_SM: i128 = 65_536;
-/// Tensor-memory columns of an SM (Blackwell; PTX ISA, tcgen05 memory).
-const TMEM_COLUMNS: i128 = 512;
+const REGISTERS_PER_SM: i128 = LIMITS.registers_per_sm as i128;
+/// Tensor-memory columns of an SM (Blackwell; none before).
+const TMEM_COLUMNS: i128 = LIMITS.tmem_columns as i128;
 /// Threads one CTA may have.
-const MAX_THREADS_PER_CTA: i128 = 1024;
+const MAX_THREADS_PER_CTA: i128 = LIMITS.threads_per_cta as i128;
 
 /// Runs every rule; the whole-kernel protocol checks only when `protocol` is set and the
 /// declarations are sound (a protocol run over unsound ones would only repeat their errors).
@@ -108,7 +113,7 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
     }
 }
 
-/// Shared memory per CTA must fit in 227 KB.
+/// Shared memory per CTA must fit in what a CTA may have.
 fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
     let sizes: Option<Vec<i128>> = model.fields.iter().map(|f| f.size.map(|(bytes, _)| bytes)).collect();
@@ -119,14 +124,15 @@ fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
         errors.at(
             &shared.ident,
             format!(
-                "shared memory per CTA is {total} bytes ({}), over the {MAX_SMEM_PER_CTA} bytes (227 KB) a CTA can have; use fewer stages or smaller tiles",
-                parts.join(", ")
+                "shared memory per CTA is {total} bytes ({}), over the {MAX_SMEM_PER_CTA} bytes ({} KB) a CTA can have; use fewer stages or smaller tiles",
+                parts.join(", "),
+                MAX_SMEM_PER_CTA / 1024
             ),
         );
     }
 }
 
-/// Tensor memory holds 512 columns of 128 lanes per SM.
+/// Tensor memory holds [`TMEM_COLUMNS`] columns of 128 lanes per SM.
 fn tensor_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
     let columns = model.fields.iter().try_fold(0i128, |t, f| t.checked_add(f.size?.1));
@@ -182,7 +188,7 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
     }
 }
 
-/// A CTA has at most 1024 threads.
+/// A CTA has at most [`MAX_THREADS_PER_CTA`] threads.
 fn thread_count(model: &Model<'_>, errors: &Errors) {
     let warps = model
         .roles

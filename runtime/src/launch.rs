@@ -1,11 +1,12 @@
-//! Launch configuration shared by both executions, and the errors a launch can return.
+//! Launch configuration shared by every target, and the errors a launch can return.
+//!
+//! A launch is checked against the [`CtaLimits`] of the machine it targets: the timing model
+//! takes them from its machine ([`crate::sim::Machine::cta_limits`]), the emulator from
+//! [`crate::emu::LIMITS`].
+
+use warpspec_hw::CtaLimits;
 
 use crate::dsl::{Kernel, KernelSpec};
-
-/// Shared memory a CTA may use on compute capability 9.0 (227 KB).
-pub const MAX_SMEM_PER_CTA: usize = 227 * 1024;
-/// Threads a CTA may have.
-pub const MAX_THREADS_PER_CTA: u32 = 1024;
 
 /// The grid of CTAs of a launch (`gridDim`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,8 @@ pub enum LaunchError {
         kernel: &'static str,
         /// Threads per CTA.
         threads: u32,
+        /// Threads allowed.
+        limit: u32,
     },
     /// The problem does not fit the kernel (shapes, tile divisibility, arguments).
     Problem(String),
@@ -70,29 +73,43 @@ impl std::fmt::Display for LaunchError {
                 f,
                 "kernel `{kernel}` needs {bytes} bytes of shared memory per CTA, more than the {limit} bytes a CTA can have; use fewer stages or smaller tiles"
             ),
-            LaunchError::Threads { kernel, threads } => write!(
-                f,
-                "kernel `{kernel}` has {threads} threads per CTA; a CTA needs between 1 and {MAX_THREADS_PER_CTA}"
-            ),
+            LaunchError::Threads { kernel, threads, limit } => {
+                write!(f, "kernel `{kernel}` has {threads} threads per CTA; a CTA needs between 1 and {limit}")
+            }
             LaunchError::Problem(msg) => f.write_str(msg),
         }
     }
 }
 
-impl std::error::Error for LaunchError {}
+impl std::error::Error for LaunchError {
+    /// A launch error is a root cause: it wraps no other error.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
+}
 
-/// Checks what every launch of `K` on `grid` needs.
-pub fn check<K: Kernel>(grid: &Grid) -> Result<&'static KernelSpec, LaunchError> {
-    let spec = &K::SPEC;
+/// Checks what every launch of `K` on `grid` needs, against the per-CTA `limits` of the
+/// machine the launch targets.
+pub fn check<K: Kernel>(grid: &Grid, limits: &CtaLimits) -> Result<&'static KernelSpec, LaunchError> {
+    check_spec(&K::SPEC, grid, limits)
+}
+
+/// [`check`] for the kernel described by `spec`.
+pub fn check_spec(
+    spec: &'static KernelSpec,
+    grid: &Grid,
+    limits: &CtaLimits,
+) -> Result<&'static KernelSpec, LaunchError> {
     if grid.ctas() == 0 {
         return Err(LaunchError::EmptyGrid { grid: grid.dims });
     }
-    if spec.smem_bytes > MAX_SMEM_PER_CTA {
-        return Err(LaunchError::SharedMemory { kernel: spec.name, bytes: spec.smem_bytes, limit: MAX_SMEM_PER_CTA });
+    let smem_limit = limits.smem_per_cta_bytes as usize;
+    if spec.smem_bytes > smem_limit {
+        return Err(LaunchError::SharedMemory { kernel: spec.name, bytes: spec.smem_bytes, limit: smem_limit });
     }
     let threads = spec.threads();
-    if threads == 0 || threads > MAX_THREADS_PER_CTA {
-        return Err(LaunchError::Threads { kernel: spec.name, threads });
+    if threads == 0 || threads > limits.threads_per_cta {
+        return Err(LaunchError::Threads { kernel: spec.name, threads, limit: limits.threads_per_cta });
     }
     Ok(spec)
 }

@@ -5,18 +5,27 @@
 //! emulation of the SM's warps ([`emu`]), which computes real numbers and reports deadlocks
 //! instead of hanging.
 //!
-//! Layout: [`dsl`] holds what kernel code touches, [`emu`] the functional executor,
-//! [`launch`] the launch configuration shared by the executions.
+//! Layout: [`dsl`] holds what kernel code touches, [`emu`] the functional executor, [`sim`]
+//! the timing model, [`report`] what a timing run reports; [`launch`] the launch
+//! configuration shared by the executions, [`target`] the one launch API over them
+//! ([`Target`], implemented by [`Emulator`] and [`Model`]) and [`error`] the errors they
+//! share. [`hw`] is the hardware semantics (mbarrier, named barrier, vector clock, CTA
+//! limits) that the `#[kernel]` checker, the emulator and the model all run.
 
 pub mod deadlock;
 pub mod dsl;
 pub mod emu;
+pub mod error;
 pub mod gpu;
 pub mod launch;
 pub mod report;
 pub mod sim;
+pub mod target;
 
+pub use error::{RoleFault, RolePanic};
 pub use launch::{Grid, LaunchError};
+pub use target::{Emulator, Model, Target};
+pub use warpspec_hw as hw;
 pub use warpspec_macros::kernel;
 
 /// Storage formats re-exported for kernel code.

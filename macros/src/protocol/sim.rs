@@ -8,101 +8,26 @@
 //! a phase they already saw or before data lands, and lapped phases: a phase that can
 //! complete before a waiter of the previous phase has looked.
 
+//!
+//! The barriers are [`warpspec_hw`]'s, wrapped with what the findings need ([`barriers`]);
+//! what the blocked instances of a run that does not finish wait for is explained in
+//! [`deadlock`].
+
+mod barriers;
+mod deadlock;
+
 use std::collections::HashMap;
 
+use warpspec_hw::VectorClock;
+
 use super::Analysis;
-use super::interp::{Event, EventKind, Scenario, Signal, Trace};
+use super::interp::{Event, EventKind, Scenario, Trace};
 use super::report::{role_name, who};
 use super::table::role_list;
-
-/// An arrival in a phase: instance, site, visit, and the instance's clock.
-type Arrival = (usize, usize, u32, Vec<u32>);
+use barriers::{Arrival, BarrierState, NamedState};
 
 /// The phase, instance and clock of an arrival.
-type FirstArrival = (usize, usize, Vec<u32>);
-
-/// One mbarrier.
-struct Slot {
-    /// Arrivals that complete a phase.
-    count: i128,
-    /// Arrivals the current phase still needs.
-    pending: i128,
-    /// Transaction bytes expected but not yet copied (negative: copied before expected).
-    tx: i128,
-    /// Phases completed.
-    completed: usize,
-    /// The current phase: arrivals, TMA loads (instance, site, bytes) and arrivals that
-    /// expected bytes (instance, site, bytes).
-    arrivals: Vec<Arrival>,
-    /// TMA loads of the current phase: instance, site, bytes.
-    tmas: Vec<(usize, usize, i128)>,
-    /// Arrivals of the current phase that expected bytes: instance, site, bytes.
-    expects: Vec<(usize, usize, i128)>,
-    /// Join of the clocks of the current phase's arrivals and loads.
-    clock: Vec<u32>,
-    /// Each completed phase: its clock and arrivals.
-    phases: Vec<(Vec<u32>, Vec<Arrival>)>,
-    /// Join of all completed phases' clocks.
-    seen: Vec<u32>,
-    /// Arrivals ever.
-    ever: usize,
-}
-
-impl Slot {
-    /// A fresh barrier completing a phase after `count` arrivals, for `n` instances.
-    fn new(count: i128, n: usize) -> Self {
-        Self {
-            count,
-            pending: count,
-            tx: 0,
-            completed: 0,
-            arrivals: Vec::new(),
-            tmas: Vec::new(),
-            expects: Vec::new(),
-            clock: vec![0; n],
-            phases: Vec::new(),
-            seen: vec![0; n],
-            ever: 0,
-        }
-    }
-
-    /// Completes the phase if every arrival and byte is in.
-    fn try_complete(&mut self) {
-        if self.pending <= 0 && self.tx == 0 {
-            let clock = std::mem::replace(&mut self.clock, vec![0; self.seen.len()]);
-            join(&mut self.seen, &clock);
-            self.phases.push((clock, std::mem::take(&mut self.arrivals)));
-            self.tmas.clear();
-            self.expects.clear();
-            self.completed += 1;
-            self.pending = self.count;
-        }
-    }
-
-    /// Whether a wait for `parity` passes (`mbarrier.try_wait.parity`).
-    fn passes(&self, parity: u8) -> bool {
-        (self.completed & 1) as u8 != parity & 1
-    }
-}
-
-/// One named barrier.
-struct NamedState {
-    /// Threads per use.
-    threads: i128,
-    /// Threads arrived in the current use.
-    arrived: i128,
-    /// Uses completed.
-    generation: u64,
-    /// Join of the clocks of the current use's arrivals.
-    clock: Vec<u32>,
-    /// Instances that arrived in this generation, with the site.
-    members: Vec<(usize, usize)>,
-    /// Clock of each completed generation.
-    done: Vec<Vec<u32>>,
-    /// The use each instance last joined with a `bar.arrive` (not yet followed by a sync),
-    /// and that arrive's site.
-    arrived_in: HashMap<usize, (usize, usize)>,
-}
+type FirstArrival = (usize, usize, VectorClock);
 
 /// A wait as it happened.
 struct WaitRec {
@@ -131,7 +56,7 @@ struct Inst<'t> {
     /// Index of its next event.
     pc: usize,
     /// Its vector clock.
-    clock: Vec<u32>,
+    clock: VectorClock,
     /// The wait (index into the records) or named generation it is in, if blocked.
     started: Option<usize>,
     /// Whether it finished.
@@ -172,7 +97,7 @@ struct Sim<'s, 'a> {
     /// The role instances.
     insts: Vec<Inst<'s>>,
     /// Every mbarrier, by bar and stage.
-    slots: Vec<Vec<Slot>>,
+    barriers: Vec<Vec<BarrierState>>,
     /// Every named barrier.
     named: Vec<NamedState>,
     /// Every wait that started.
@@ -191,25 +116,17 @@ impl<'s, 'a> Sim<'s, 'a> {
     /// A simulation of `traces`, or `None` if a count or length is not known.
     fn new(an: &'s Analysis<'a>, scen: &'s Scenario, traces: &'s [Trace]) -> Option<Self> {
         let n = traces.len();
-        let mut slots = Vec::new();
+        let mut barriers = Vec::new();
         for bar in &an.table.bars {
             let (len, count) = (bar.len?, bar.count?);
             if count <= 0 || len > 64 {
                 return None;
             }
-            slots.push((0..len).map(|_| Slot::new(count, n)).collect());
+            barriers.push((0..len).map(|_| BarrierState::new(count, n)).collect());
         }
         let mut named = Vec::new();
         for nb in &an.table.named {
-            named.push(NamedState {
-                threads: nb.threads?,
-                arrived: 0,
-                generation: 0,
-                clock: vec![0; n],
-                members: Vec::new(),
-                done: Vec::new(),
-                arrived_in: HashMap::new(),
-            });
+            named.push(NamedState::new(nb.threads?, n));
         }
         let mut data_bars = vec![false; an.table.bars.len()];
         for t in traces {
@@ -221,14 +138,16 @@ impl<'s, 'a> Sim<'s, 'a> {
                 }
             }
         }
-        let insts =
-            traces.iter().map(|trace| Inst { trace, pc: 0, clock: vec![0; n], started: None, done: false }).collect();
+        let insts = traces
+            .iter()
+            .map(|trace| Inst { trace, pc: 0, clock: VectorClock::zero(n), started: None, done: false })
+            .collect();
         let flagged = vec![false; an.table.bars.len()];
         Some(Self {
             an,
             scen,
             insts,
-            slots,
+            barriers,
             named,
             waits: Vec::new(),
             last_target: HashMap::new(),
@@ -240,10 +159,7 @@ impl<'s, 'a> Sim<'s, 'a> {
 
     /// Advances instance `i`'s own clock; returns its new value.
     fn tick(&mut self, i: usize) -> u32 {
-        let Some(inst) = self.insts.get_mut(i) else { return 0 };
-        let Some(c) = inst.clock.get_mut(i) else { return 0 };
-        *c += 1;
-        *c
+        self.insts.get_mut(i).map_or(0, |inst| inst.clock.tick(i).time)
     }
 
     /// Runs until every instance finished (true) or none can move (false).
@@ -282,27 +198,16 @@ impl<'s, 'a> Sim<'s, 'a> {
             EventKind::Arrive { bar, index, tx } => {
                 self.tick(i);
                 let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
-                if let Some(slot) = self.slots.get_mut(bar).and_then(|s| s.get_mut(index)) {
-                    slot.tx = slot.tx.saturating_add(tx);
-                    slot.pending = (slot.pending - 1).max(0);
-                    slot.ever += 1;
-                    slot.arrivals.push((i, event.site, event.visit, clock.clone()));
-                    if tx != 0 {
-                        slot.expects.push((i, event.site, tx));
-                    }
-                    join(&mut slot.clock, &clock);
-                    slot.try_complete();
+                if let Some(barrier) = self.barriers.get_mut(bar).and_then(|s| s.get_mut(index)) {
+                    barrier.arrive(i, event.site, event.visit, &clock, tx);
                 }
                 true
             }
             EventKind::Tma { bar, index, bytes } => {
                 self.tick(i);
                 let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
-                if let Some(slot) = self.slots.get_mut(bar).and_then(|s| s.get_mut(index)) {
-                    slot.tx = slot.tx.saturating_sub(bytes);
-                    slot.tmas.push((i, event.site, bytes));
-                    join(&mut slot.clock, &clock);
-                    slot.try_complete();
+                if let Some(barrier) = self.barriers.get_mut(bar).and_then(|s| s.get_mut(index)) {
+                    barrier.load(i, event.site, &clock, bytes);
                 }
                 true
             }
@@ -341,14 +246,14 @@ impl<'s, 'a> Sim<'s, 'a> {
                 r
             }
         };
-        let Some(slot) = self.slots.get(bar).and_then(|s| s.get(index)) else { return false };
-        if !slot.passes(parity) {
+        let Some(barrier) = self.barriers.get(bar).and_then(|s| s.get(index)) else { return false };
+        if !barrier.passes(parity) {
             return false;
         }
-        let observed = slot.completed as i64 - 1;
-        let seen = slot.seen.clone();
+        let observed = barrier.completed() as i64 - 1;
+        let seen = barrier.seen.clone();
         if let Some(inst) = self.insts.get_mut(i) {
-            join(&mut inst.clock, &seen);
+            inst.clock.join(&seen);
         }
         let Some(target) = self.waits.get(record).map(|w| w.target) else { return true };
         if observed < target {
@@ -361,12 +266,12 @@ impl<'s, 'a> Sim<'s, 'a> {
     fn named(&mut self, i: usize, site: usize, n: usize, started: Option<usize>, sync: bool) -> bool {
         if let Some(generation) = started {
             let Some(state) = self.named.get(n) else { return false };
-            if state.generation as usize <= generation {
+            if state.generation() <= generation {
                 return false;
             }
             let clock = state.done.get(generation).cloned().unwrap_or_default();
             if let Some(inst) = self.insts.get_mut(i) {
-                join(&mut inst.clock, &clock);
+                inst.clock.join(&clock);
             }
             return true;
         }
@@ -383,28 +288,19 @@ impl<'s, 'a> Sim<'s, 'a> {
         // use that arrive joined has completed; otherwise, in some schedule, both count
         // toward one use.
         if let Some(&(g, first)) = state.arrived_in.get(&i) {
-            let known = state.done.get(g).is_some_and(|done| dominates(&clock, done));
+            let known = state.done.get(g).is_some_and(|done| clock.dominates(done));
             if !known {
                 self.report_named_twice(i, n, first, site);
             }
         }
         let Some(state) = self.named.get_mut(n) else { return false };
-        let generation = state.generation as usize;
+        let generation = state.generation();
         if sync {
             state.arrived_in.remove(&i);
         } else {
             state.arrived_in.insert(i, (generation, site));
         }
-        state.arrived = state.arrived.saturating_add(threads);
-        state.members.push((i, site));
-        join(&mut state.clock, &clock);
-        if state.arrived >= state.threads {
-            let clock = std::mem::replace(&mut state.clock, vec![0; clock.len()]);
-            state.done.push(clock);
-            state.arrived = 0;
-            state.members.clear();
-            state.generation += 1;
-        }
+        state.arrive(i, site, threads, &clock);
         if !sync {
             return true;
         }
@@ -563,12 +459,12 @@ impl<'s, 'a> Sim<'s, 'a> {
     /// Too many arrivals per phase: sibling instances of one role arrive at the same point
     /// of their programs, independently of each other, yet land in different phases.
     fn report_arrival_counts(&mut self) {
-        for bar in 0..self.slots.len() {
+        for bar in 0..self.barriers.len() {
             // The first arrival at each (stage, site, visit): its phase, instance and clock.
             let mut first: HashMap<(usize, usize, u32), FirstArrival> = HashMap::new();
             let mut over = None;
-            let phases: Vec<(usize, Vec<Arrival>)> = self.slots.get(bar).map_or_else(Vec::new, |slots| {
-                slots
+            let phases: Vec<(usize, Vec<Arrival>)> = self.barriers.get(bar).map_or_else(Vec::new, |stages| {
+                stages
                     .iter()
                     .enumerate()
                     .flat_map(|(index, s)| s.phases.iter().map(move |(_, a)| (index, a.clone())))
@@ -582,7 +478,7 @@ impl<'s, 'a> Sim<'s, 'a> {
                             if *p != phase_no
                                 && j != i
                                 && self.insts.get(*j).is_some_and(|x| x.trace.role == role)
-                                && concurrent(*j, other, *i, clock) =>
+                                && VectorClock::concurrent(*j, other, *i, clock) =>
                         {
                             over.get_or_insert((*site, role));
                         }
@@ -620,9 +516,9 @@ impl<'s, 'a> Sim<'s, 'a> {
                 continue;
             }
             let Ok(next) = usize::try_from(w.target + 1) else { continue };
-            let Some(slot) = self.slots.get(w.bar).and_then(|s| s.get(w.index)) else { continue };
-            let Some((clock, arrivals)) = slot.phases.get(next) else { continue };
-            if clock.get(w.inst).copied().unwrap_or(0) >= w.stamp {
+            let Some(barrier) = self.barriers.get(w.bar).and_then(|s| s.get(w.index)) else { continue };
+            let Some((clock, arrivals)) = barrier.phases.get(next) else { continue };
+            if clock.get(w.inst) >= w.stamp {
                 continue;
             }
             if let Some((a, site, _, _)) = arrivals.first() {
@@ -651,10 +547,10 @@ impl<'s, 'a> Sim<'s, 'a> {
     /// Transaction bytes left over when every instance finished.
     fn report_leftover_bytes(&mut self) {
         let mut found = Vec::new();
-        for (bar, slots) in self.slots.iter().enumerate() {
-            for (index, s) in slots.iter().enumerate() {
-                if s.tx != 0 && !(s.tmas.is_empty() && s.expects.is_empty()) {
-                    found.push((bar, index, s.tx, s.tmas.clone(), s.expects.clone()));
+        for (bar, stages) in self.barriers.iter().enumerate() {
+            for (index, s) in stages.iter().enumerate() {
+                if s.pending_tx() != 0 && !(s.tmas.is_empty() && s.expects.is_empty()) {
+                    found.push((bar, index, s.pending_tx(), s.tmas.clone(), s.expects.clone()));
                 }
             }
         }
@@ -736,360 +632,5 @@ impl<'s, 'a> Sim<'s, 'a> {
             );
             self.an.findings.borrow_mut().global(format!("named-threads:{n}"), loc, message, &[]);
         }
-    }
-
-    /// Explains why the blocked instances cannot move, once, at the most telling span.
-    fn report_deadlock(&mut self) {
-        let blocked: Vec<usize> =
-            (0..self.insts.len()).filter(|&i| self.insts.get(i).is_some_and(|x| !x.done)).collect();
-        // What each blocked instance waits for: a slot, or a named barrier.
-        let mut waiting = Vec::new();
-        for &i in &blocked {
-            let Some(inst) = self.insts.get(i) else { continue };
-            let Some(e) = inst.event() else { continue };
-            match e.kind {
-                EventKind::Wait { bar, index, parity } => {
-                    let target = inst.started.and_then(|r| self.waits.get(r)).map_or(0, |w| w.target);
-                    waiting.push((i, Block::Slot { bar, index, parity, target }, e.site));
-                }
-                EventKind::Sync { named } => waiting.push((i, Block::Named(named), e.site)),
-                _ => {}
-            }
-        }
-        // 1. Transaction bytes that can never balance.
-        for &(_, block, _) in &waiting {
-            if let Block::Slot { bar, index, .. } = block
-                && let Some(s) = self.slots.get(bar).and_then(|s| s.get(index))
-                && s.pending == 0
-                && s.tx != 0
-            {
-                let (tx, tmas, expects) = (s.tx, s.tmas.clone(), s.expects.clone());
-                return self.report_bytes(bar, index, tx, &tmas, &expects);
-            }
-        }
-        // 2. An arrival skipped by an early return or by a condition.
-        for &(i, block, site) in &waiting {
-            let (signal, arrivers) = match block {
-                Block::Slot { bar, .. } => (Signal::Bar(bar), self.arrivers(bar)),
-                Block::Named(n) => (Signal::Named(n), self.named_members(n)),
-            };
-            let bars = block.bars();
-            let what = self.describe(block);
-            for &a in &arrivers {
-                let Some(trace) = self.insts.get(a).map(|x| x.trace) else { continue };
-                if let Some(exit) = trace.exit.filter(|_| self.insts.get(a).is_some_and(|x| x.done)) {
-                    let message = format!(
-                        "{} returns here before it arrives on {what}, but {} waits for that arrival at {} and never wakes{}; arrive before returning, or leave by the same path in every role",
-                        self.who(a),
-                        self.who(i),
-                        self.cite(site),
-                        self.scenario()
-                    );
-                    self.global(format!("exit:{}", exit.line()), exit, message, &bars);
-                    return;
-                }
-                if let Some((d, skipped)) = trace
-                    .decisions
-                    .iter()
-                    .find_map(|d| d.skipped.iter().find(|(s, _)| *s == signal).map(|(_, text)| (d, text)))
-                {
-                    let fix = if d.exits {
-                        "arrive before leaving, or leave by the same path in every role"
-                    } else {
-                        "perform the arrive on every path (add an `else` that arrives, or move it out of the condition)"
-                    };
-                    let message = format!(
-                        "when {}, this skips {skipped} of {}, but {} waits for it at {} on {what} and never wakes{}; {fix}",
-                        d.what,
-                        self.who(a),
-                        self.who(i),
-                        self.cite(site),
-                        self.scenario()
-                    );
-                    self.global(format!("skip:{}", d.loc.line()), d.loc, message, &bars);
-                    return;
-                }
-            }
-        }
-        // 3. A short phase that no instance still running will fill: every arriving
-        // instance arrived in it, or those that did not have finished.
-        for &(i, block, site) in &waiting {
-            let Block::Slot { bar, index, .. } = block else { continue };
-            let Some(s) = self.slots.get(bar).and_then(|s| s.get(index)) else { continue };
-            let got = s.arrivals.len();
-            let missing: Vec<usize> =
-                self.arrivers(bar).into_iter().filter(|a| !s.arrivals.iter().any(|x| x.0 == *a)).collect();
-            if got == 0 || s.pending <= 0 || missing.iter().any(|&a| self.insts.get(a).is_some_and(|x| !x.done)) {
-                continue;
-            }
-            let list: Vec<String> =
-                s.arrivals.iter().map(|a| format!("{} at {}", self.who(a.0), self.cite(a.1))).collect();
-            let b = self.an.table.bars.get(bar);
-            let declared = b.and_then(|b| b.declared.as_ref().map(|(l, _)| *l));
-            let loc = declared.or_else(|| s.arrivals.first().and_then(|x| self.loc(x.1)));
-            let Some(loc) = loc else { continue };
-            let count = b.and_then(|b| b.count).unwrap_or(0);
-            let key = b.map_or("count", |b| b.key);
-            let (why, fix) = if missing.is_empty() {
-                (
-                    "every role that arrives on it has arrived".to_string(),
-                    format!("declare `{key} = {got}`, or arrive from more instances"),
-                )
-            } else {
-                let names: Vec<String> = missing.iter().map(|&a| self.who(a)).collect();
-                (
-                    format!("{} never arrive{} on it", names.join(", "), if names.len() == 1 { "s" } else { "" }),
-                    format!("have every counted instance arrive, or declare `{key} = {got}`"),
-                )
-            };
-            let message = format!(
-                "too few arrivals per phase on {}: a phase needs {count} ({}), but {why} and the phase has {got} ({}); {} waits at {} forever{}; {fix}",
-                self.an.table.slot(bar, index),
-                self.count_text(bar),
-                list.join(", "),
-                self.who(i),
-                self.cite(site),
-                self.scenario()
-            );
-            self.global(format!("under:{bar}"), loc, message, &[bar]);
-            return;
-        }
-        // 4. A cycle of waits.
-        let succ = |sim: &Self, i: usize| -> Vec<usize> {
-            let Some(&(_, block, _)) = waiting.iter().find(|w| w.0 == i) else { return Vec::new() };
-            let candidates = match block {
-                Block::Slot { bar, .. } => sim.arrivers(bar),
-                Block::Named(n) => {
-                    let members = sim.named.get(n).map(|s| s.members.clone()).unwrap_or_default();
-                    sim.named_members(n).into_iter().filter(|m| !members.iter().any(|x| x.0 == *m)).collect()
-                }
-            };
-            candidates.into_iter().filter(|c| blocked.contains(c)).collect()
-        };
-        for &(start, _, _) in &waiting {
-            if let Some(cycle) = find_cycle(start, |i| succ(self, i)) {
-                return self.report_cycle(&cycle, &waiting);
-            }
-        }
-        // 5. Waits whose arrivers have all finished.
-        if let Some(&(i, block, site)) = waiting.first() {
-            self.report_starved(i, block, site);
-        }
-    }
-
-    /// What a blocked instance waits for, in words.
-    fn describe(&self, block: Block) -> String {
-        match block {
-            Block::Slot { bar, index, parity, target } => {
-                let phase =
-                    if target < 0 { "the phase before the first".to_string() } else { format!("phase {target}") };
-                format!("{} ({phase}, parity {parity})", self.an.table.slot(bar, index))
-            }
-            Block::Named(n) => {
-                let nb = self.an.table.named.get(n);
-                format!("named barrier `{}`", nb.map_or("?", |b| b.name.as_str()))
-            }
-        }
-    }
-
-    /// Reports a cycle of waits.
-    fn report_cycle(&mut self, cycle: &[usize], waiting: &[(usize, Block, usize)]) {
-        let mut steps = Vec::new();
-        let mut bars = Vec::new();
-        let mut first_waits = 0;
-        let mut span_site = None;
-        let mut held = None;
-        for &i in cycle {
-            let Some(&(_, block, site)) = waiting.iter().find(|w| w.0 == i) else { continue };
-            held = held.or_else(|| self.holding(i, block));
-            let needs = match block {
-                Block::Slot { bar, .. } => {
-                    bars.push(bar);
-                    let roles = self.an.table.bars.get(bar).map(|b| b.arrivers.clone()).unwrap_or_default();
-                    role_list(self.an.model, &roles)
-                }
-                Block::Named(n) => {
-                    let roles = self.an.table.named.get(n).map(|b| b.roles.clone()).unwrap_or_default();
-                    role_list(self.an.model, &roles)
-                }
-            };
-            let first =
-                self.insts.get(i).and_then(|x| x.started).and_then(|r| self.waits.get(r)).is_some_and(|w| w.first);
-            if let (Block::Slot { bar, target: 0, .. }, true) = (block, first) {
-                first_waits += 1;
-                if !self.data_bars.get(bar).copied().unwrap_or(false) && span_site.is_none() {
-                    span_site = Some(site);
-                }
-            }
-            steps.push(format!(
-                "{} waits at {} for {}, which needs an arrival from {needs}",
-                self.who(i),
-                self.cite(site),
-                self.describe(block)
-            ));
-        }
-        let first_site = cycle.first().and_then(|i| waiting.iter().find(|w| w.0 == *i)).map(|w| w.2);
-        let hint = if first_waits == cycle.len() {
-            " Every wait in the cycle is its instance's first on that barrier, for parity 0: the side that waits for buffers to become free (an `empty` barrier) must start at parity 1, which passes at once on a fresh barrier."
-                .to_string()
-        } else if let Some((i, pipe, n, stages)) = held {
-            format!(
-                " {} already holds {n} slot(s) of `{pipe}`, whose ring has {stages} stage(s), and waits for another: it must hand one back before it can get more.",
-                self.who(i)
-            )
-        } else {
-            let stages = self.an.table.pipes.iter().filter_map(|p| p.stages).max().unwrap_or(1);
-            if self.scen.v > i128::try_from(stages).unwrap_or(i128::MAX) {
-                format!(
-                    " The cycle needs more loop iterations ({}) than the rings have stages ({stages}): one role runs more than a ring's length ahead, or holds more slots than the ring has, before it hands any back.",
-                    self.scen.v
-                )
-            } else {
-                String::new()
-            }
-        };
-        let site = if first_waits == cycle.len() { span_site.or(first_site) } else { first_site };
-        let Some(loc) = site.and_then(|s| self.loc(s)) else { return };
-        let message = format!("deadlock: {}; none can move{}.{hint}", steps.join("; "), self.scenario());
-        self.global(
-            format!("cycle:{}", bars.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")),
-            loc,
-            message,
-            &bars,
-        );
-    }
-
-    /// Slots of a pipeline that instance `i`, blocked on `block`, holds when the ring has no
-    /// more: (instance, pipeline, slots held, stages).
-    fn holding(&self, i: usize, block: Block) -> Option<(usize, String, usize, usize)> {
-        let Block::Slot { bar, .. } = block else { return None };
-        let pipe = self.an.table.pipes.iter().find(|p| p.full == bar || p.empty == bar)?;
-        let handed = if pipe.full == bar { pipe.empty } else { pipe.full };
-        let inst = self.insts.get(i)?;
-        let done = inst.trace.events.get(..inst.pc)?;
-        let taken = done.iter().filter(|e| matches!(e.kind, EventKind::Wait { bar: b, .. } if b == bar)).count();
-        let given = done.iter().filter(|e| matches!(e.kind, EventKind::Arrive { bar: b, .. } if b == handed)).count();
-        let held = taken.saturating_sub(given);
-        let stages = pipe.stages?;
-        (held >= stages).then(|| (i, pipe.name.clone(), held, stages))
-    }
-
-    /// Reports a wait whose arrivers have all finished.
-    fn report_starved(&mut self, i: usize, block: Block, site: usize) {
-        let Some(loc) = self.loc(site) else { return };
-        let what = self.describe(block);
-        let message = match block {
-            Block::Slot { bar, index, .. } => {
-                let b = self.an.table.bars.get(bar);
-                let arrivers = role_list(self.an.model, &b.map(|b| b.arrivers.clone()).unwrap_or_default());
-                let slot = self.slots.get(bar).and_then(|s| s.get(index));
-                let completed = slot.map_or(0, |s| s.completed);
-                let others: Vec<usize> = self
-                    .slots
-                    .get(bar)
-                    .map(|s| s.iter().enumerate().filter(|(_, s)| s.ever > 0).map(|(x, _)| x).collect())
-                    .unwrap_or_default();
-                let hint = if slot.is_some_and(|s| s.ever == 0) && !others.is_empty() {
-                    format!(
-                        "nothing ever arrives on {}: the arrivals go to index {}",
-                        self.an.table.slot(bar, index),
-                        others.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
-                    )
-                } else if b.is_some_and(|b| b.name.ends_with(".full") || b.name.ends_with(".empty")) {
-                    "it waits for more slots than the other side hands over: make their loops agree".to_string()
-                } else {
-                    "it waits for one more phase than the roles complete: a wait on buffers that start free begins at parity 1 (the phase before the first counts as complete); otherwise arrive as often as it waits".to_string()
-                };
-                format!(
-                    "{} waits at {} for {what}, but the roles that arrive on it ({arrivers}) finished after completing {completed} phase(s) of it, so it never wakes{}; {hint}",
-                    self.who(i),
-                    self.cite(site),
-                    self.scenario()
-                )
-            }
-            Block::Named(n) => {
-                let nb = self.an.table.named.get(n);
-                let arrived = self.named.get(n).map_or(0, |s| s.arrived);
-                format!(
-                    "{} waits at {} on {what}, which has {arrived} of its {} threads, and the roles that use it ({}) finished{}; every use needs all its threads (sync or arrive on it as often as the others do)",
-                    self.who(i),
-                    self.cite(site),
-                    nb.and_then(|b| b.threads).unwrap_or(0),
-                    role_list(self.an.model, &nb.map(|b| b.roles.clone()).unwrap_or_default()),
-                    self.scenario()
-                )
-            }
-        };
-        self.global(format!("starved:{site}"), loc, message, &block.bars());
-    }
-}
-
-/// What a blocked instance waits for.
-#[derive(Clone, Copy)]
-enum Block {
-    /// A stage of an mbarrier.
-    Slot {
-        /// The bar.
-        bar: usize,
-        /// Its stage.
-        index: usize,
-        /// The parity waited for.
-        parity: u8,
-        /// The phase meant.
-        target: i64,
-    },
-    /// A named barrier.
-    Named(usize),
-}
-
-impl Block {
-    /// The bars a block concerns.
-    fn bars(self) -> Vec<usize> {
-        match self {
-            Block::Slot { bar, .. } => vec![bar],
-            Block::Named(_) => Vec::new(),
-        }
-    }
-}
-
-/// A cycle through `start` in the graph `succ`, if there is one.
-fn find_cycle(start: usize, succ: impl Fn(usize) -> Vec<usize>) -> Option<Vec<usize>> {
-    let mut path = vec![start];
-    let mut stack = vec![succ(start)];
-    let mut visited = vec![start];
-    while let Some(next) = stack.last_mut() {
-        let Some(n) = next.pop() else {
-            stack.pop();
-            path.pop();
-            continue;
-        };
-        if n == start {
-            return Some(path);
-        }
-        if visited.contains(&n) || path.len() > 64 {
-            continue;
-        }
-        visited.push(n);
-        path.push(n);
-        stack.push(succ(n));
-    }
-    None
-}
-
-/// Whether the arrivals of instance `i` (clock `a`) and `j` (clock `b`) are unordered.
-fn concurrent(i: usize, a: &[u32], j: usize, b: &[u32]) -> bool {
-    let knows = |x: &[u32], who: usize, y: &[u32]| x.get(who).copied().unwrap_or(0) >= y.get(who).copied().unwrap_or(1);
-    !knows(b, i, a) && !knows(a, j, b)
-}
-
-/// Whether clock `a` has seen everything clock `b` has.
-fn dominates(a: &[u32], b: &[u32]) -> bool {
-    a.iter().zip(b).all(|(x, y)| x >= y)
-}
-
-/// `into = max(into, other)` element-wise.
-fn join(into: &mut [u32], other: &[u32]) {
-    for (a, b) in into.iter_mut().zip(other) {
-        *a = (*a).max(*b);
     }
 }

@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::panic::Location;
 
 pub use crate::deadlock::{BlockedInstance, Deadlock};
-use crate::dsl::{AccessKind, Fault};
-use crate::launch::LaunchError;
+use crate::dsl::AccessKind;
+use crate::error::{LaunchError, RoleFault, RolePanic};
 
 /// Why an emulated run failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,27 +17,9 @@ pub enum EmuError {
     /// Every live role instance of a CTA was blocked.
     Deadlock(Deadlock),
     /// Role code issued an invalid operation.
-    Fault {
-        /// The kernel.
-        kernel: &'static str,
-        /// `blockIdx` of the CTA.
-        block: [u32; 3],
-        /// The instance, described ("`consumer` #1 (warps 5-8)").
-        instance: String,
-        /// What went wrong and where.
-        fault: Fault,
-    },
+    Fault(RoleFault),
     /// Role code panicked.
-    Panic {
-        /// The kernel.
-        kernel: &'static str,
-        /// `blockIdx` of the CTA.
-        block: [u32; 3],
-        /// The instance, described.
-        instance: String,
-        /// The panic message.
-        message: String,
-    },
+    Panic(RolePanic),
     /// The sanitizer found a barrier-protocol violation or a data race.
     Violation(Box<Violation>),
 }
@@ -253,12 +235,8 @@ impl fmt::Display for EmuError {
         match self {
             EmuError::Launch(e) => write!(f, "launch failed: {e}"),
             EmuError::Deadlock(d) => d.fmt(f),
-            EmuError::Fault { kernel, block, instance, fault } => {
-                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance}: {} (at {})", fault.message, fault.location)
-            }
-            EmuError::Panic { kernel, block, instance, message } => {
-                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance} panicked: {message}")
-            }
+            EmuError::Fault(e) => e.fmt(f),
+            EmuError::Panic(e) => e.fmt(f),
             EmuError::Violation(v) => v.fmt(f),
         }
     }
@@ -465,7 +443,24 @@ impl fmt::Display for Race {
     }
 }
 
-impl std::error::Error for EmuError {}
+impl std::error::Error for EmuError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EmuError::Launch(e) => Some(e),
+            EmuError::Fault(e) => Some(e),
+            EmuError::Panic(e) => Some(e),
+            EmuError::Violation(v) => Some(v.as_ref()),
+            EmuError::Deadlock(_) => None,
+        }
+    }
+}
+
+impl std::error::Error for Violation {
+    /// A violation is a root cause: it names the operations involved.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
+}
 
 impl From<LaunchError> for EmuError {
     fn from(e: LaunchError) -> Self {

@@ -49,8 +49,16 @@ pub use explore::{Exploration, ExploreFailure, ExploreReport, explore};
 pub use schedule::Policy;
 pub use warpspec_hw::MBarrier;
 
+use warpspec_hw::CtaLimits;
+
 use crate::dsl::{Kernel, SmemBuffer};
 use crate::launch::{self, Grid};
+
+/// The per-CTA limits an emulated launch is checked against: [`CtaLimits::ANY`], what at
+/// least one known machine allows. The emulator models no particular GPU and runs both
+/// Hopper kernels and Blackwell kernels with tensor memory, so it rejects only what no
+/// machine could run; the timing model checks against the limits of its own machine.
+pub const LIMITS: CtaLimits = CtaLimits::ANY;
 
 /// What an emulated launch did.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +145,7 @@ pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuEr
 /// Runs kernel `K` over `grid` with launch arguments `params` as `options` say. The error
 /// returned is that of the first failing CTA in launch order.
 pub fn run_with<K: Kernel>(grid: Grid, params: &K::Params, options: &EmuOptions) -> Result<EmuReport, EmuError> {
-    let spec = launch::check::<K>(&grid)?;
+    let spec = launch::check::<K>(&grid, &LIMITS)?;
     let start = Instant::now();
     // Shared memory is allocated once per rayon job and zeroed for each CTA.
     let results: Vec<Result<cta::CtaRun, EmuError>> = (0..grid.ctas())

@@ -16,40 +16,11 @@
 use std::collections::HashMap;
 use std::panic::Location;
 
+use warpspec_hw::{Epoch, VectorClock};
+
 use crate::dsl::{AccessKind, TileAccess};
 
 type Loc = &'static Location<'static>;
-
-/// A vector clock: one logical time per agent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Clock(Vec<u32>);
-
-impl Clock {
-    fn zero(agents: usize) -> Self {
-        Self(vec![0; agents])
-    }
-
-    fn join(&mut self, other: &Clock) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a = (*a).max(*b);
-        }
-    }
-
-    fn raise(&mut self, agent: usize, time: u32) {
-        self.0[agent] = self.0[agent].max(time);
-    }
-
-    fn covers(&self, epoch: Epoch) -> bool {
-        self.0[epoch.agent as usize] >= epoch.time
-    }
-}
-
-/// One agent's logical time: identifies an access for happens-before checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Epoch {
-    agent: u32,
-    time: u32,
-}
 
 /// A rectangle of a tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,17 +110,17 @@ pub(super) struct Access {
 pub(super) struct Races {
     instances: usize,
     barriers: usize,
-    clocks: Vec<Clock>,
+    clocks: Vec<VectorClock>,
     /// Loads issued per mbarrier (the TMA agent's time).
     loads: Vec<u32>,
     /// Per mbarrier: every clock published into it so far.
-    published: Vec<Clock>,
+    published: Vec<VectorClock>,
     /// Per mbarrier: `published` as of its latest completed phase.
-    completed: Vec<Clock>,
+    completed: Vec<VectorClock>,
     /// Per named barrier: clocks published in its current use.
-    named_published: Vec<Clock>,
+    named_published: Vec<VectorClock>,
     /// Per named barrier: `named_published` as of its latest completed use.
-    named_completed: Vec<Clock>,
+    named_completed: Vec<VectorClock>,
     tiles: HashMap<usize, Shadow>,
 }
 
@@ -160,8 +131,8 @@ impl Races {
         let agents = 3 * instances + barriers;
         let clocks = (0..instances)
             .map(|i| {
-                let mut c = Clock::zero(agents);
-                c.0[i] = 1;
+                let mut c = VectorClock::zero(agents);
+                c.tick(i);
                 c
             })
             .collect();
@@ -170,10 +141,10 @@ impl Races {
             barriers,
             clocks,
             loads: vec![0; barriers],
-            published: vec![Clock::zero(agents); barriers],
-            completed: vec![Clock::zero(agents); barriers],
-            named_published: vec![Clock::zero(agents); named],
-            named_completed: vec![Clock::zero(agents); named],
+            published: vec![VectorClock::zero(agents); barriers],
+            completed: vec![VectorClock::zero(agents); barriers],
+            named_published: vec![VectorClock::zero(agents); named],
+            named_completed: vec![VectorClock::zero(agents); named],
             tiles: HashMap::new(),
         }
     }
@@ -193,7 +164,7 @@ impl Races {
     /// Instance `who` arrives on mbarrier `barrier` (a release).
     pub fn arrive(&mut self, who: usize, barrier: usize) {
         self.published[barrier].join(&self.clocks[who]);
-        self.clocks[who].0[who] += 1;
+        self.clocks[who].tick(who);
     }
 
     /// A TMA load issued by `who` completes its bytes on `barrier`.
@@ -217,13 +188,13 @@ impl Races {
     /// Instance `who` arrives on named barrier `named`.
     pub fn named_arrive(&mut self, who: usize, named: usize) {
         self.named_published[named].join(&self.clocks[who]);
-        self.clocks[who].0[who] += 1;
+        self.clocks[who].tick(who);
     }
 
     /// A use of named barrier `named` completed.
     pub fn named_completed(&mut self, named: usize) {
         self.named_completed[named].clone_from(&self.named_published[named]);
-        self.named_published[named].0.fill(0);
+        self.named_published[named].clear();
     }
 
     /// Instance `who` passed a `bar.sync` on `named`.
@@ -255,7 +226,7 @@ impl Races {
             AccessKind::MmaRead => Epoch { agent: self.mma_agent(a.who) as u32, time: saturate(a.mma_issued + 1) },
             AccessKind::TmaRead => Epoch { agent: self.store_agent(a.who) as u32, time: saturate(a.stores_issued + 1) },
             AccessKind::SharedRead | AccessKind::SharedWrite => {
-                Epoch { agent: a.who as u32, time: self.clocks[a.who].0[a.who] }
+                Epoch { agent: a.who as u32, time: self.clocks[a.who].get(a.who) }
             }
         };
         let record = Record {

@@ -32,7 +32,8 @@ use super::error::{
 use super::race::{Access, Found, Races, Record};
 use crate::deadlock::Waiting;
 use crate::dsl::{AccessKind, BarrierSlot, Event, Fault, KernelSpec, Op, TileAccess, Wait, Who};
-use warpspec_hw::MBarrier;
+use crate::error::{RoleFault, RolePanic};
+use warpspec_hw::{MBarrier, NamedArrival, NamedBarrier};
 
 type Loc = &'static Location<'static>;
 
@@ -51,13 +52,6 @@ struct Bar {
     landed_bytes: u64,
     /// The arrival that completed the latest phase.
     last_completed_by: Option<(usize, Option<Loc>)>,
-}
-
-/// A named barrier's current use.
-#[derive(Clone, Copy, Default)]
-struct NamedState {
-    arrived: u32,
-    generation: u64,
 }
 
 /// What one role instance is doing.
@@ -92,7 +86,7 @@ pub(super) struct CtaState {
     /// Per instance and mbarrier (`instance * bars + mbarrier`): the phase number of its
     /// latest wait there (-1 before any: the phase before the first counts as complete).
     last_phase: Vec<i64>,
-    named: Vec<NamedState>,
+    named: Vec<NamedBarrier>,
     races: Option<Races>,
     error: Option<EmuError>,
     /// Set once the run is decided: later events (tokens dropped with their futures) are
@@ -161,7 +155,7 @@ impl CtaState {
             bar_base,
             once_each,
             bars,
-            named: vec![NamedState::default(); spec.named_barriers.len()],
+            named: spec.named_barriers.iter().map(|n| NamedBarrier::new(n.threads)).collect(),
             races,
             error: None,
             stopped: false,
@@ -367,42 +361,35 @@ impl CtaState {
     fn named_arrive(&mut self, flat: usize, index: u16) -> u64 {
         let b = index as usize;
         let Some(spec) = self.spec.named_barriers.get(b) else { return 0 };
-        let before = self.named[b];
         let shared = self
             .spec
             .named_barriers
             .iter()
             .enumerate()
-            .find(|&(j, other)| j != b && other.id == spec.id && self.named[j].arrived > 0);
+            .find(|&(j, other)| j != b && other.id == spec.id && self.named[j].in_use());
         if let Some((_, other)) = shared {
             let kind = ViolationKind::NamedIdShared { name: spec.name, other: other.name, id: spec.id };
             self.violate(Some(flat), kind);
-            return before.generation;
+            return self.named[b].generation();
         }
         let threads = self.spec.roles[self.insts[flat].who.role as usize].threads_per_instance();
-        if before.arrived + threads > spec.threads {
-            let kind = ViolationKind::NamedOverflow {
-                name: spec.name,
-                id: spec.id,
-                threads: spec.threads,
-                arrived: before.arrived + threads,
-            };
-            self.violate(Some(flat), kind);
-            return before.generation;
-        }
-        if let Some(races) = &mut self.races {
-            races.named_arrive(flat, b);
-        }
-        let state = &mut self.named[b];
-        state.arrived += threads;
-        if state.arrived == spec.threads {
-            state.arrived = 0;
-            state.generation += 1;
-            if let Some(races) = &mut self.races {
-                races.named_completed(b);
+        let arrival = self.named[b].arrive(threads);
+        match arrival {
+            NamedArrival::Overflow { arrived, .. } => {
+                let kind =
+                    ViolationKind::NamedOverflow { name: spec.name, id: spec.id, threads: spec.threads, arrived };
+                self.violate(Some(flat), kind);
+            }
+            NamedArrival::Joined { .. } | NamedArrival::Completed { .. } => {
+                if let Some(races) = &mut self.races {
+                    races.named_arrive(flat, b);
+                    if matches!(arrival, NamedArrival::Completed { .. }) {
+                        races.named_completed(b);
+                    }
+                }
             }
         }
-        before.generation
+        arrival.generation()
     }
 
     /// Polls a wait of `who`; `first` is true on its first poll.
@@ -458,7 +445,7 @@ impl CtaState {
                 }
                 let generation = self.insts[flat].waiting.map_or(0, |w| w.1);
                 let b = barrier as usize;
-                let ready = self.named.get(b).is_some_and(|s| s.generation != generation);
+                let ready = self.named.get(b).is_some_and(|s| s.completed(generation));
                 if ready && let Some(races) = &mut self.races {
                     races.named_waited(flat, b);
                 }
@@ -502,16 +489,14 @@ impl CtaState {
     /// Records a fault of role code.
     pub fn fault(&mut self, who: Who, fault: Fault) {
         self.bump();
-        let error =
-            EmuError::Fault { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), fault };
-        self.record(error);
+        let fault = RoleFault { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), fault };
+        self.record(EmuError::Fault(fault));
     }
 
     /// Records a panic of role code.
     pub fn panicked(&mut self, who: Who, message: String) {
-        let error =
-            EmuError::Panic { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), message };
-        self.record(error);
+        let panic = RolePanic { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), message };
+        self.record(EmuError::Panic(panic));
     }
 
     /// Records an event of `who`.
@@ -617,12 +602,12 @@ impl CtaState {
                 return self.violate(None, kind);
             }
         }
-        let open = self.named.iter().zip(self.spec.named_barriers).find(|(s, _)| s.arrived > 0);
+        let open = self.named.iter().zip(self.spec.named_barriers).find(|(s, _)| s.in_use());
         if let Some((state, spec)) = open {
             let kind = ViolationKind::NamedPendingAtExit {
                 name: spec.name,
                 id: spec.id,
-                arrived: state.arrived,
+                arrived: state.arrived(),
                 threads: spec.threads,
             };
             self.violate(None, kind);
@@ -679,7 +664,7 @@ impl CtaState {
             Wait::NamedSync { barrier } => {
                 let Some(b) = spec.named_barriers.get(barrier as usize) else { return Waiting::UnknownNamed };
                 let state = self.named[barrier as usize];
-                let arrived = if state.generation == generation { state.arrived } else { b.threads };
+                let arrived = if state.generation() == generation { state.arrived() } else { b.threads };
                 Waiting::Named {
                     name: b.name.to_string(),
                     id: b.id,

@@ -1,8 +1,7 @@
 //! Errors of a timing run.
 
 use crate::deadlock::Deadlock;
-use crate::dsl::Fault;
-use crate::launch::LaunchError;
+use crate::error::{LaunchError, RoleFault, RolePanic};
 
 use super::occupancy::OccupancyError;
 
@@ -27,27 +26,9 @@ pub enum SimError {
         deadlock: Deadlock,
     },
     /// Role code issued an invalid operation.
-    Fault {
-        /// The kernel.
-        kernel: &'static str,
-        /// `blockIdx` of the CTA.
-        block: [u32; 3],
-        /// The instance, described ("`consumer` #1 (warps 5-8)").
-        instance: String,
-        /// What went wrong and where.
-        fault: Fault,
-    },
+    Fault(RoleFault),
     /// Role code panicked.
-    Panic {
-        /// The kernel.
-        kernel: &'static str,
-        /// `blockIdx` of the CTA.
-        block: [u32; 3],
-        /// The instance, described.
-        instance: String,
-        /// The panic message.
-        message: String,
-    },
+    Panic(RolePanic),
     /// Role code issued an op the machine cannot execute (a `wgmma` on Blackwell, tensor
     /// memory on Hopper).
     Unsupported {
@@ -72,12 +53,8 @@ impl std::fmt::Display for SimError {
             SimError::Deadlock { cycle, deadlock } => {
                 write!(f, "at simulated cycle {cycle}, {deadlock}")
             }
-            SimError::Fault { kernel, block, instance, fault } => {
-                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance}: {} (at {})", fault.message, fault.location)
-            }
-            SimError::Panic { kernel, block, instance, message } => {
-                write!(f, "kernel `{kernel}`, CTA {block:?}, {instance} panicked: {message}")
-            }
+            SimError::Fault(e) => e.fmt(f),
+            SimError::Panic(e) => e.fmt(f),
             SimError::Unsupported { kernel, instance, needs } => {
                 write!(f, "kernel `{kernel}`, {instance}: the kernel needs {needs}")
             }
@@ -86,7 +63,17 @@ impl std::fmt::Display for SimError {
     }
 }
 
-impl std::error::Error for SimError {}
+impl std::error::Error for SimError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SimError::Launch(e) => Some(e),
+            SimError::Occupancy { error, .. } => Some(error),
+            SimError::Fault(e) => Some(e),
+            SimError::Panic(e) => Some(e),
+            SimError::Deadlock { .. } | SimError::Unsupported { .. } | SimError::Options(_) => None,
+        }
+    }
+}
 
 impl From<LaunchError> for SimError {
     fn from(e: LaunchError) -> Self {

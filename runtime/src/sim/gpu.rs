@@ -23,11 +23,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use warpspec_hw::CtaLimits;
-
 use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
-use crate::launch::{Grid, LaunchError};
+use crate::error::{RoleFault, RolePanic};
+use crate::launch::{self, Grid};
 use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves};
 
 use super::backend::SimBackend;
@@ -56,7 +55,7 @@ pub fn simulate<K: Kernel>(
     params: &K::Params,
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
-    let spec = check_launch(&K::SPEC, &grid, &machine.cta_limits())?;
+    let spec = launch::check::<K>(&grid, &machine.cta_limits())?;
     if grid.ctas() > MAX_CTAS {
         return Err(SimError::Options(format!(
             "the grid has {} CTAs; the simulator handles at most {MAX_CTAS}",
@@ -128,27 +127,6 @@ pub fn kernel_occupancy(machine: &Machine, spec: &KernelSpec) -> Result<Occupanc
     }
 }
 
-/// Checks what every launch of `spec` on `grid` needs on a machine with `limits`: a CTA at
-/// all, its shared memory and its threads.
-fn check_launch(
-    spec: &'static KernelSpec,
-    grid: &Grid,
-    limits: &CtaLimits,
-) -> Result<&'static KernelSpec, LaunchError> {
-    if grid.ctas() == 0 {
-        return Err(LaunchError::EmptyGrid { grid: grid.dims });
-    }
-    let limit = limits.smem_per_cta_bytes as usize;
-    if spec.smem_bytes > limit {
-        return Err(LaunchError::SharedMemory { kernel: spec.name, bytes: spec.smem_bytes, limit });
-    }
-    let threads = spec.threads();
-    if threads == 0 || threads > limits.threads_per_cta {
-        return Err(LaunchError::Threads { kernel: spec.name, threads });
-    }
-    Ok(spec)
-}
-
 /// Runs the role futures of the CTAs of kernel `K`.
 struct KernelDriver<'a, K: Kernel> {
     spec: &'static KernelSpec,
@@ -213,12 +191,12 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             }
             Ok(Poll::Pending) => false,
             Err(payload) => {
-                return Err(SimError::Panic {
+                return Err(SimError::Panic(RolePanic {
                     kernel: self.spec.name,
                     block: self.resident_block(index),
                     instance: self.spec.describe(who),
                     message: panic_message(payload.as_ref()),
-                });
+                }));
             }
         };
         if let Some((who, e)) = backend.take_unsupported() {
@@ -229,12 +207,12 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             });
         }
         if let Some((who, fault)) = backend.take_fault() {
-            return Err(SimError::Fault {
+            return Err(SimError::Fault(RoleFault {
                 kernel: self.spec.name,
                 block: self.resident_block(index),
                 instance: self.spec.describe(who),
                 fault,
-            });
+            }));
         }
         backend.drain_into(out);
         Ok(done)
@@ -480,17 +458,17 @@ mod tests {
         static HUGE: KernelSpec = spec(&HUGE_ROLES, 0);
         let one = Grid::new(1, 1, 1);
         let mut machine = Machine::h200();
-        assert!(check_launch(&SPEC, &one, &machine.cta_limits()).is_ok());
+        assert!(launch::check_spec(&SPEC, &one, &machine.cta_limits()).is_ok());
         machine.smem.max_per_cta_bytes.value = 100 * 1024;
-        let err = check_launch(&SPEC, &one, &machine.cta_limits());
-        assert!(matches!(err, Err(LaunchError::SharedMemory { limit: 102_400, .. })), "{err:?}");
+        let err = launch::check_spec(&SPEC, &one, &machine.cta_limits());
+        assert!(matches!(err, Err(crate::error::LaunchError::SharedMemory { limit: 102_400, .. })), "{err:?}");
         assert!(matches!(
-            check_launch(&HUGE, &one, &machine.cta_limits()),
-            Err(LaunchError::Threads { threads: 1152, .. })
+            launch::check_spec(&HUGE, &one, &machine.cta_limits()),
+            Err(crate::error::LaunchError::Threads { threads: 1152, .. })
         ));
         assert!(matches!(
-            check_launch(&SPEC, &Grid::new(0, 1, 1), &machine.cta_limits()),
-            Err(LaunchError::EmptyGrid { .. })
+            launch::check_spec(&SPEC, &Grid::new(0, 1, 1), &machine.cta_limits()),
+            Err(crate::error::LaunchError::EmptyGrid { .. })
         ));
     }
 }
