@@ -117,26 +117,32 @@ impl Pending {
     /// Polls until the kernel finishes, faults, or `timeout` passes. A fault or timeout
     /// poisons the context and names the kernel and its launch configuration.
     pub fn wait(self, timeout: Duration) -> Result<(), GpuError> {
-        self.inner.bind()?;
-        let deadline = Instant::now() + timeout;
-        let mut pause = Duration::from_micros(20);
-        loop {
-            // SAFETY: the event was created and recorded by `Gpu::launch` and lives until drop.
-            match unsafe { result::event::query(self.event) } {
-                Ok(()) => return Ok(()),
-                Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => {}
-                Err(e) => {
-                    self.inner.poison();
-                    return Err(GpuError::Fault { launch: self.launch.clone(), error: describe_driver(e) });
-                }
+        wait_event(&self.inner, self.event, timeout, &self.launch)
+    }
+}
+
+/// Polls `event` (recorded on `inner`'s stream) until it completes, reports an error, or
+/// `timeout` passes; a fault or timeout poisons the context and names `what` (the launch).
+pub(crate) fn wait_event(inner: &Inner, event: sys::CUevent, timeout: Duration, what: &str) -> Result<(), GpuError> {
+    inner.bind()?;
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_micros(20);
+    loop {
+        // SAFETY: the caller owns the event, created and recorded in this context.
+        match unsafe { result::event::query(event) } {
+            Ok(()) => return Ok(()),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => {}
+            Err(e) => {
+                inner.poison();
+                return Err(GpuError::Fault { launch: what.to_string(), error: describe_driver(e) });
             }
-            if Instant::now() >= deadline {
-                self.inner.poison();
-                return Err(GpuError::Timeout { launch: self.launch.clone(), millis: timeout.as_millis() });
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(5));
         }
+        if Instant::now() >= deadline {
+            inner.poison();
+            return Err(GpuError::Timeout { launch: what.to_string(), millis: timeout.as_millis() });
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 
@@ -181,6 +187,18 @@ impl Gpu {
     /// Checks `config` against the device, raises the kernel's dynamic shared-memory limit,
     /// launches it on this device's stream, and returns a handle to wait on.
     pub fn launch(&self, kernel: &Kernel, config: &LaunchConfig, args: &[KernelArg]) -> Result<Pending, GpuError> {
+        let launch = self.enqueue(kernel, config, args)?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .map_err(|e| driver_err("cuEventCreate", e))?;
+        // SAFETY: fresh event, this context's stream.
+        unsafe { result::event::record(event, self.inner.stream) }.map_err(|e| driver_err("cuEventRecord", e))?;
+        Ok(Pending { event, inner: self.inner.clone(), launch })
+    }
+
+    /// As [`Gpu::launch`], without a completion event: for back-to-back launches timed by
+    /// [`super::bench`], whose events on the same stream observe completion and faults.
+    /// Returns the launch's description (kernel, device, configuration).
+    pub fn enqueue(&self, kernel: &Kernel, config: &LaunchConfig, args: &[KernelArg]) -> Result<String, GpuError> {
         self.inner.check_usable()?;
         self.inner.bind()?;
         let launch = format!("kernel {} on {}: {config}", kernel.name, self.inner.name);
@@ -206,11 +224,7 @@ impl Gpu {
             call: "cuLaunchKernel",
             error: format!("{} ({launch})", describe_driver(e)),
         })?;
-        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-            .map_err(|e| driver_err("cuEventCreate", e))?;
-        // SAFETY: fresh event, this context's stream.
-        unsafe { result::event::record(event, self.inner.stream) }.map_err(|e| driver_err("cuEventRecord", e))?;
-        Ok(Pending { event, inner: self.inner.clone(), launch })
+        Ok(launch)
     }
 
     fn validate(&self, c: &LaunchConfig) -> Result<(), String> {

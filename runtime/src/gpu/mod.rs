@@ -10,11 +10,15 @@
 //! - [`device_lib`]: the `ws::` wrappers the generated code calls (`device.cuh` + wgmma variants).
 //! - [`tensor_map`]: validated `cuTensorMapEncodeTiled`.
 //! - [`Gpu`], [`launch`]: device memory, module load, launch, wait with timeout.
+//! - [`bench`]: burst and sustained timing with CUDA events, clocks and power from NVML.
+//! - [`Cublas`]: the cuBLAS bf16 GEMM reference, on the same stream.
 //!
 //! See `docs/cuda.md`.
 
+pub mod bench;
 pub mod compile;
 mod context;
+mod cublas;
 pub mod device_lib;
 mod error;
 pub mod launch;
@@ -24,6 +28,7 @@ pub mod tensor_map;
 
 pub use compile::{Arch, Compiled, Program, compile};
 pub use context::{DeviceBuffer, Gpu};
+pub use cublas::Cublas;
 pub use error::GpuError;
 pub use launch::{Kernel, KernelArg, LaunchConfig, Module, Pending};
 pub use resources::{KernelResources, ResourceBudget};

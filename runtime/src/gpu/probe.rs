@@ -47,3 +47,18 @@ pub fn nvrtc_version() -> Result<(i32, i32), GpuError> {
         .map_err(|e| super::error::nvrtc("nvrtcVersion", e))?;
     Ok((major, minor))
 }
+
+/// Ok when cuBLAS can be loaded (the vendor reference of the benchmarks).
+pub fn cublas() -> Result<(), GpuError> {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: as for the driver; cuBLAS has no process-wide side effects on load.
+    let present = *PRESENT.get_or_init(|| unsafe { cudarc::cublas::sys::is_culib_present() });
+    if present {
+        Ok(())
+    } else {
+        Err(GpuError::LibraryMissing {
+            library: "libcublas.so.13",
+            hint: "the cuBLAS reference needs the CUDA 13 cuBLAS (CUDA toolkit, or PyPI nvidia-cublas) on LD_LIBRARY_PATH",
+        })
+    }
+}
