@@ -5,7 +5,7 @@ use quote::quote;
 use syn::ItemMod;
 
 use crate::errors::Errors;
-use crate::{check, codegen, lower, model, parse};
+use crate::{check, codegen, lift, lower, model, parse};
 
 /// Expands `#[kernel] mod name { ... }`. On error the result carries every problem found.
 ///
@@ -53,7 +53,10 @@ fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStrea
     let model = model::Model::build(&kernel, &errors);
     let lowered = lower::lower(&model, &errors);
     check::check(&model, lowered.as_ref(), &errors, protocol);
-    let generated = codegen::generate(&model);
+    let mut generated = codegen::generate(&model);
+    if let Some(lowered) = &lowered {
+        generated.extend(lift::ir_fn(&lowered.kernel, &codegen::private()));
+    }
     Ok((emit(&kernel.module, generated), errors))
 }
 

@@ -15,6 +15,9 @@ pub mod report;
 pub mod sim;
 
 pub use launch::{Grid, LaunchError};
+/// The kernel IR and the DSL's operation catalogue: what `Kernel::ir()` of every
+/// `#[kernel]` returns, for backends to render.
+pub use warpspec_ir as ir;
 pub use warpspec_macros::kernel;
 
 /// Storage formats re-exported for kernel code.
@@ -40,4 +43,6 @@ pub mod __private {
     };
     pub use std::boxed::Box;
     pub use std::future::Future;
+    pub use std::sync::OnceLock;
+    pub use warpspec_ir as ir;
 }

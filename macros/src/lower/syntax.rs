@@ -27,7 +27,7 @@ impl<'a> Lowerer<'a, '_> {
                     _ => init.as_ref().and_then(|e| self.kind_of(e)),
                 };
                 self.bind(&pat, kind);
-                StmtKind::Let(Local { pat, init, diverge })
+                StmtKind::Let(Box::new(Local { pat, init, diverge }))
             }
             syn::Stmt::Expr(e, semi) => StmtKind::Expr { expr: self.expr(e), semi: semi.is_some() },
             syn::Stmt::Macro(m) => StmtKind::Macro(self.mac(&m.mac)),

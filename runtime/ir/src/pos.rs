@@ -12,3 +12,10 @@ pub struct Pos {
     /// The node's number, unique within one kernel.
     pub node: u32,
 }
+
+impl Pos {
+    /// The position of node `node`, at `line` and `column`.
+    pub const fn at(line: u32, column: u32, node: u32) -> Self {
+        Pos { line, column, node }
+    }
+}

@@ -28,7 +28,7 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `let pat = init else { diverge };`.
-    Let(Local),
+    Let(Box<Local>),
     /// An expression; `semi` when it ends in `;` (otherwise, last in its block, it is the
     /// block's value).
     Expr {
