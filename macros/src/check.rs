@@ -6,6 +6,7 @@ use quote::ToTokens;
 use warpspec_hw::CtaLimits;
 
 use crate::errors::{Errors, list};
+use crate::lower::Lowered;
 use crate::model::{EndpointKind, Model, Target};
 
 /// What a CTA may use on at least one known machine: the kernel's target is not known at
@@ -23,7 +24,7 @@ const MAX_THREADS_PER_CTA: i128 = LIMITS.threads_per_cta as i128;
 
 /// Runs every rule; the whole-kernel protocol checks only when `protocol` is set and the
 /// declarations are sound (a protocol run over unsound ones would only repeat their errors).
-pub fn check(model: &Model<'_>, errors: &Errors, protocol: bool) {
+pub fn check<'a>(model: &Model<'a>, lowered: Option<&Lowered<'a>>, errors: &Errors, protocol: bool) {
     endpoint_directions(model, errors);
     guards(model, errors);
     let sound = errors.len() == 0;
@@ -31,8 +32,11 @@ pub fn check(model: &Model<'_>, errors: &Errors, protocol: bool) {
     tensor_memory_budget(model, errors);
     register_budgets(model, errors);
     thread_count(model, errors);
-    if protocol && sound {
-        crate::protocol::check(model, errors);
+    if protocol
+        && sound
+        && let Some(lowered) = lowered
+    {
+        crate::protocol::check(model, lowered, errors);
     }
     if model.roles.is_empty() {
         errors.at(&model.kernel.module.ident, "a kernel needs at least one `#[role(..)] async fn`");

@@ -13,7 +13,7 @@ use crate::parse::MARKERS;
 const P: &str = "::warpspec::__private";
 
 /// [`P`] as tokens.
-fn private() -> TokenStream {
+pub fn private() -> TokenStream {
     P.parse().unwrap_or_default()
 }
 

@@ -75,6 +75,11 @@ impl Loc {
     pub fn line(self) -> usize {
         self.start.start().line
     }
+
+    /// The 0-based column it starts at.
+    pub fn column(self) -> usize {
+        self.start.start().column
+    }
 }
 
 impl ToTokens for Loc {

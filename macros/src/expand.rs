@@ -5,7 +5,7 @@ use quote::quote;
 use syn::ItemMod;
 
 use crate::errors::Errors;
-use crate::{check, codegen, model, parse};
+use crate::{check, codegen, lift, lower, model, parse};
 
 /// Expands `#[kernel] mod name { ... }`. On error the result carries every problem found.
 ///
@@ -51,8 +51,12 @@ fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStrea
     };
     let kernel = parse::parse(module, &errors);
     let model = model::Model::build(&kernel, &errors);
-    check::check(&model, &errors, protocol);
-    let generated = codegen::generate(&model);
+    let lowered = lower::lower(&model, &errors);
+    check::check(&model, lowered.as_ref(), &errors, protocol);
+    let mut generated = codegen::generate(&model);
+    if let Some(lowered) = &lowered {
+        generated.extend(lift::ir_fn(&lowered.kernel, &codegen::private()));
+    }
     Ok((emit(&kernel.module, generated), errors))
 }
 

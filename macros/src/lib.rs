@@ -9,6 +9,8 @@ mod errors;
 mod expand;
 #[cfg(test)]
 mod fuzz_tests;
+mod lift;
+mod lower;
 mod model;
 mod parse;
 mod protocol;

@@ -26,6 +26,9 @@ pub use error::{RoleFault, RolePanic};
 pub use launch::{Grid, LaunchError};
 pub use target::{Emulator, Model, Target};
 pub use warpspec_hw as hw;
+/// The kernel IR and the DSL's operation catalogue: what `Kernel::ir()` of every
+/// `#[kernel]` returns, for backends to render.
+pub use warpspec_ir as ir;
 pub use warpspec_macros::kernel;
 
 /// Storage formats re-exported for kernel code.
@@ -51,4 +54,6 @@ pub mod __private {
     };
     pub use std::boxed::Box;
     pub use std::future::Future;
+    pub use std::sync::OnceLock;
+    pub use warpspec_ir as ir;
 }

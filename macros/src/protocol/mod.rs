@@ -21,9 +21,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use syn::{Item, ItemFn};
+use warpspec_ir::{Function, Kernel, Pos};
 
 use crate::errors::{Errors, Loc};
+use crate::lower::{Lowered, Sources};
 use crate::model::{EndpointKind, Model, Target};
 use interp::{ArmInfo, Run, Scenario, Trace};
 use report::{Findings, Sites};
@@ -40,10 +41,14 @@ const DISCOVERY_ROUNDS: usize = 4;
 pub struct Analysis<'a> {
     /// The kernel.
     pub model: &'a Model<'a>,
+    /// Its IR, which the runs follow.
+    pub ir: &'a Kernel,
+    /// Where the IR's nodes came from, for messages.
+    sources: &'a Sources<'a>,
     /// Its barriers.
     pub table: Table,
-    /// Module functions (not roles) that roles may call.
-    pub helpers: HashMap<String, &'a ItemFn>,
+    /// Module functions (not roles) that roles call.
+    pub helpers: HashMap<String, &'a Function>,
     /// Operation sites met.
     pub sites: RefCell<Sites>,
     /// What was found.
@@ -58,9 +63,19 @@ pub struct Analysis<'a> {
 
 impl<'a> Analysis<'a> {
     /// Whether module function `f` is register math the runs can skip (cached).
-    pub fn is_math(&self, f: &'a ItemFn) -> bool {
+    pub fn is_math(&self, f: &'a Function) -> bool {
         let key = std::ptr::from_ref(f) as usize;
         *self.math.borrow_mut().entry(key).or_insert_with(|| interp::is_math(f))
+    }
+
+    /// The source range of the IR node at `pos`.
+    pub fn loc(&self, pos: Pos) -> Loc {
+        self.sources.loc(pos)
+    }
+
+    /// The text of the IR node at `pos`, as tokens print.
+    pub fn text(&self, pos: Pos) -> String {
+        self.sources.text(pos)
     }
 
     /// Spends `steps` of the budget; false once it is exhausted.
@@ -80,8 +95,8 @@ pub struct Coverage {
     pub partial: Vec<&'static str>,
 }
 
-/// Checks the kernel's protocol, recording every problem in `errors`.
-pub fn check(model: &Model<'_>, errors: &Errors) -> Coverage {
+/// Checks the kernel's protocol on its IR, recording every problem in `errors`.
+pub fn check<'a>(model: &Model<'a>, lowered: &Lowered<'a>, errors: &Errors) -> Coverage {
     let table = Table::build(model);
     let mut findings = Findings::default();
     let sound = declarations(model, &table, &mut findings);
@@ -91,25 +106,11 @@ pub fn check(model: &Model<'_>, errors: &Errors) -> Coverage {
         findings.emit(errors);
         return Coverage::default();
     }
-    let helpers = model
-        .kernel
-        .module
-        .content
-        .as_ref()
-        .map(|(_, items)| {
-            items
-                .iter()
-                .filter_map(|item| match item {
-                    Item::Fn(f) if !f.attrs.iter().any(|a| a.path().is_ident("role")) => {
-                        Some((f.sig.ident.to_string(), f))
-                    }
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let helpers = lowered.kernel.functions.iter().map(|f| (f.name.clone(), f)).collect();
     let an = Analysis {
         model,
+        ir: &lowered.kernel,
+        sources: &lowered.sources,
         table,
         helpers,
         sites: RefCell::default(),

@@ -4,9 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use quote::ToTokens;
-use syn::ExprMethodCall;
-
 use crate::errors::{Errors, Loc};
 use crate::model::Model;
 
@@ -28,28 +25,22 @@ impl Site {
 /// Every operation site met so far, numbered in the order first met.
 #[derive(Default)]
 pub struct Sites {
-    /// Site numbers by the address of their method call.
-    by_call: HashMap<usize, usize>,
+    /// Site numbers by the IR node of their method call.
+    by_call: HashMap<u32, usize>,
     /// The sites, by number.
     list: Vec<Site>,
 }
 
 impl Sites {
-    /// The number of the site of `call` (identified by its address in the kernel's syntax
-    /// tree, which outlives the check).
-    pub fn id(&mut self, call: &ExprMethodCall) -> usize {
-        let key = std::ptr::from_ref(call) as usize;
-        if let Some(&id) = self.by_call.get(&key) {
+    /// The number of the site of the method call at IR node `node`, made by `site` when
+    /// first met.
+    pub fn id(&mut self, node: u32, site: impl FnOnce() -> Site) -> usize {
+        if let Some(&id) = self.by_call.get(&node) {
             return id;
         }
-        let receiver = match &*call.receiver {
-            syn::Expr::Path(p) => p.path.to_token_stream().to_string().replace(' ', ""),
-            _ => String::new(),
-        };
-        let text = if receiver.is_empty() { call.method.to_string() } else { format!("{receiver}.{}", call.method) };
         let id = self.list.len();
-        self.list.push(Site { loc: Loc::of(call), text });
-        self.by_call.insert(key, id);
+        self.list.push(site());
+        self.by_call.insert(node, id);
         id
     }
 

@@ -11,8 +11,9 @@ fn check(found: &Found) -> (Vec<String>, super::Coverage) {
     let Ok(module) = syn::parse2(found.item.clone()) else { return (vec!["not a module".into()], Default::default()) };
     let kernel = parse::parse(module, &errors);
     let model = model::Model::build(&kernel, &errors);
-    crate::check::check(&model, &errors, true);
-    let coverage = super::check(&model, &Errors::default());
+    let lowered = crate::lower::lower(&model, &errors);
+    crate::check::check(&model, lowered.as_ref(), &errors, true);
+    let coverage = lowered.map(|l| super::check(&model, &l, &Errors::default())).unwrap_or_default();
     let messages = match errors.finish() {
         Ok(()) => Vec::new(),
         Err(e) => e.into_iter().map(|e| format!("line {}: {e}", e.span().start().line)).collect(),

@@ -3,17 +3,15 @@
 
 use std::rc::Rc;
 
-use quote::ToTokens;
-use syn::visit::Visit;
-use syn::{Block, Expr};
+use warpspec_ir::visit::Visit;
+use warpspec_ir::{Arm as MatchArm, Block, Expr, Pat, Pos};
 
 use super::super::table::End;
 use super::run::{Close, Run};
 use super::scan::{Arm, ArmInfo, ArmScan};
 use super::trace::{Decision, Signal};
-use super::value::{At, Flow, Range, Val, pattern_matches, targets};
+use super::value::{Flow, Range, Val, pattern_matches, targets};
 use super::{MAX_DECISIONS, MAX_ITERATIONS};
-use crate::errors::Loc;
 
 /// Where a scope of `if let` or `match` bindings ends, for messages.
 const ARM_END: &str = "at the end of this `if let` or `match` arm";
@@ -30,16 +28,16 @@ pub(super) struct Loop<'a> {
     pub(super) count: Option<i128>,
     /// Where each iteration's scope of bindings closes (a `for` pattern, a `while`
     /// condition); `None` for `loop`, whose iterations bind nothing.
-    pub(super) scope: Option<At<'a>>,
+    pub(super) scope: Option<Pos>,
 }
 
 /// What one iteration did.
-enum Step<'a> {
+enum Step {
     /// The loop's head ended the loop with this flow (a `while` condition that failed or
     /// left).
-    Stop(Flow<'a>),
+    Stop(Flow),
     /// The body ran, with this flow.
-    Ran(Flow<'a>),
+    Ran(Flow),
 }
 
 impl<'a> Run<'_, 'a> {
@@ -56,13 +54,13 @@ impl<'a> Run<'_, 'a> {
         }
         let key = match v {
             Val::Atom(k) => k.to_string(),
-            _ => expr.to_token_stream().to_string(),
+            _ => self.an.text(expr.pos),
         };
-        self.choose(key, expr, arms, ChoiceKind::Bool) == 1
+        self.choose(key, expr.pos, arms, ChoiceKind::Bool) == 1
     }
 
     /// Picks an arm of an undecided condition.
-    pub(super) fn choose(&mut self, key: String, at: At<'a>, arms: &[Arm<'a>], kind: ChoiceKind) -> usize {
+    pub(super) fn choose(&mut self, key: String, at: Pos, arms: &[Arm<'a>], kind: ChoiceKind) -> usize {
         let domain = arms.len().max(2);
         for (i, arm) in arms.iter().enumerate() {
             if let Some(frame) = self.breaks_out(*arm) {
@@ -107,7 +105,7 @@ impl<'a> Run<'_, 'a> {
             }
             if !skipped.is_empty() {
                 let what = kind.describe(&key, choice);
-                self.trace.decisions.push(Decision { loc: Loc::of(at), what, skipped, exits });
+                self.trace.decisions.push(Decision { loc: self.an.loc(at), what, skipped, exits });
             }
         }
         choice
@@ -119,7 +117,7 @@ impl<'a> Run<'_, 'a> {
         if let Some(info) = self.an.arms.borrow().get(&key) {
             return info.clone();
         }
-        let mut scan = ArmScan { info: ArmInfo::default(), loops: 0 };
+        let mut scan = ArmScan { info: ArmInfo::default(), loops: 0, an: self.an };
         match arm {
             Arm::Block(b) => scan.visit_block(b),
             Arm::Expr(e) => scan.visit_expr(e),
@@ -167,12 +165,12 @@ impl<'a> Run<'_, 'a> {
     // ---- branches ----
 
     /// Runs an `if`.
-    pub(super) fn if_expr(&mut self, i: &'a syn::ExprIf) -> Flow<'a> {
-        let else_arm = match &i.else_branch {
-            Some((_, e)) => Arm::Expr(e),
+    pub(super) fn if_expr(&mut self, cond: &'a Expr, then: &'a Block, els: Option<&'a Expr>) -> Flow {
+        let else_arm = match els {
+            Some(e) => Arm::Expr(e),
             None => Arm::Empty,
         };
-        let arms = [else_arm, Arm::Block(&i.then_branch)];
+        let arms = [else_arm, Arm::Block(then)];
         // A condition that leaves a loop holds once the loop has made `v` iterations.
         let exit = arms.iter().enumerate().find_map(|(taken, arm)| {
             let frame = self.breaks_out(*arm)?;
@@ -183,38 +181,38 @@ impl<'a> Run<'_, 'a> {
         self.scoped(|run| {
             let forced = exit.or(run.forced);
             let outer = std::mem::replace(&mut run.forced, forced);
-            let cond = run.eval(&i.cond);
+            let value = run.eval(cond);
             run.forced = outer;
-            let cond = match cond {
+            let value = match value {
                 Flow::Val(v) => v,
                 other => {
-                    let close = Close::after(&other, Val::Unknown, &i.cond, "in this condition");
+                    let close = Close::after(&other, Val::Unknown, cond.pos, "in this condition");
                     return (other, close);
                 }
             };
             let taken = match exit {
-                Some(t) if !matches!(cond, Val::Bool(_)) => t,
-                _ => run.truth(&cond, &i.cond, &arms),
+                Some(t) if !matches!(value, Val::Bool(_)) => t,
+                _ => run.truth(&value, cond, &arms),
             };
             let flow = if taken {
-                run.block(&i.then_branch)
-            } else if let Some((_, e)) = &i.else_branch {
+                run.block(then)
+            } else if let Some(e) = els {
                 run.eval(e)
             } else {
                 Flow::Val(Val::Unknown)
             };
-            let close = Close::carrying(&flow, &i.cond, ARM_END);
+            let close = Close::carrying(&flow, cond.pos, ARM_END);
             (flow, close)
         })
     }
 
     /// Runs a `match`.
-    pub(super) fn match_expr(&mut self, m: &'a syn::ExprMatch) -> Flow<'a> {
-        let scrutinee = val!(self, &m.expr);
+    pub(super) fn match_expr(&mut self, scrutinee: &'a Expr, match_arms: &'a [MatchArm]) -> Flow {
+        let value = val!(self, scrutinee);
         let mut chosen = None;
         let mut decided = true;
-        for (i, arm) in m.arms.iter().enumerate() {
-            match pattern_matches(&arm.pat, &scrutinee) {
+        for (i, arm) in match_arms.iter().enumerate() {
+            match pattern_matches(&arm.pat, &value) {
                 Some(true) if arm.guard.is_none() => {
                     chosen = Some(i);
                     break;
@@ -230,19 +228,19 @@ impl<'a> Run<'_, 'a> {
             (Some(i), _) => i,
             (None, true) => return Flow::Val(Val::Unknown),
             (None, false) => {
-                let key = match &scrutinee {
+                let key = match &value {
                     Val::Atom(k) => k.to_string(),
-                    _ => m.expr.to_token_stream().to_string(),
+                    _ => self.an.text(scrutinee.pos),
                 };
-                let arms: Vec<Arm<'a>> = m.arms.iter().map(|a| Arm::Expr(&a.body)).collect();
-                self.choose(key, &m.expr, &arms, ChoiceKind::Match)
+                let arms: Vec<Arm<'a>> = match_arms.iter().map(|a| Arm::Expr(&a.body)).collect();
+                self.choose(key, scrutinee.pos, &arms, ChoiceKind::Match)
             }
         };
-        let Some(arm) = m.arms.get(index) else { return Flow::Val(Val::Unknown) };
+        let Some(arm) = match_arms.get(index) else { return Flow::Val(Val::Unknown) };
         self.scoped(|run| {
-            run.bind(&arm.pat, scrutinee);
+            run.bind(&arm.pat, value);
             let flow = run.eval(&arm.body);
-            let close = Close::carrying(&flow, &arm.pat, ARM_END);
+            let close = Close::carrying(&flow, arm.pat.pos, ARM_END);
             (flow, close)
         })
     }
@@ -250,35 +248,33 @@ impl<'a> Run<'_, 'a> {
     // ---- loops ----
 
     /// Runs a `for` loop.
-    pub(super) fn for_loop(&mut self, f: &'a syn::ExprForLoop) -> Flow<'a> {
-        let iter = val!(self, &f.expr);
+    pub(super) fn for_loop(&mut self, label: &Option<String>, pat: &'a Pat, iter: &'a Expr, body: &'a Block) -> Flow {
+        let iter = val!(self, iter);
         self.trace.sized |= matches!(&iter, Val::Range(r) if r.sized) || !matches!(iter, Val::Range(_) | Val::Tuple(_));
         let (count, items) = match iter {
             Val::Range(r) => (r.len(), Items::Range(r)),
             Val::Tuple(vs) => (i128::try_from(vs.len()).unwrap_or(0), Items::List(vs)),
             _ => (self.scen.v, Items::Unknown),
         };
-        let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-        let spec = Loop { label, body: &f.body, open: false, count: Some(count), scope: Some(&f.pat) };
+        let spec = Loop { label: label.clone(), body, open: false, count: Some(count), scope: Some(pat.pos) };
         self.run_loop(spec, |run, i| {
             let item = match &items {
                 Items::Range(r) => r.nth(i),
                 Items::List(vs) => usize::try_from(i).ok().and_then(|i| vs.get(i).cloned()).unwrap_or(Val::Unknown),
                 Items::Unknown => Val::Unknown,
             };
-            run.bind(&f.pat, item);
+            run.bind(pat, item);
             None
         })
     }
 
     /// Runs a `while` loop: its condition holds for the first `v` iterations when the text
     /// does not decide it.
-    pub(super) fn while_loop(&mut self, w: &'a syn::ExprWhile) -> Flow<'a> {
-        let label = w.label.as_ref().map(|l| l.name.ident.to_string());
-        let spec = Loop { label, body: &w.body, open: true, count: None, scope: Some(&w.cond) };
+    pub(super) fn while_loop(&mut self, label: &Option<String>, cond: &'a Expr, body: &'a Block) -> Flow {
+        let spec = Loop { label: label.clone(), body, open: true, count: None, scope: Some(cond.pos) };
         self.run_loop(spec, |run, i| {
             let outer = run.forced.replace(i < run.scen.v);
-            let cond = run.eval(&w.cond);
+            let cond = run.eval(cond);
             run.forced = outer;
             let go = match cond {
                 Flow::Val(Val::Bool(b)) => b,
@@ -293,20 +289,15 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// Runs a `loop`.
-    pub(super) fn loop_expr(&mut self, l: &'a syn::ExprLoop) -> Flow<'a> {
-        let label = l.label.as_ref().map(|l| l.name.ident.to_string());
-        let spec = Loop { label, body: &l.body, open: true, count: None, scope: None };
+    pub(super) fn loop_expr(&mut self, label: &Option<String>, body: &'a Block) -> Flow {
+        let spec = Loop { label: label.clone(), body, open: true, count: None, scope: None };
         self.run_loop(spec, |_, _| None)
     }
 
     /// Runs a loop: iteration `i` runs `head(i)` (which binds the iteration's names, or ends
     /// the loop with a flow), then the body. A `break` or `continue` aimed at the loop is
     /// taken here; any other flow leaves it.
-    pub(super) fn run_loop(
-        &mut self,
-        l: Loop<'a>,
-        mut head: impl FnMut(&mut Self, i128) -> Option<Flow<'a>>,
-    ) -> Flow<'a> {
+    pub(super) fn run_loop(&mut self, l: Loop<'a>, mut head: impl FnMut(&mut Self, i128) -> Option<Flow>) -> Flow {
         if l.count.is_some_and(|c| c > MAX_ITERATIONS) {
             return Flow::Abort;
         }

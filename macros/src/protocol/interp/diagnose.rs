@@ -4,8 +4,7 @@
 
 use std::collections::HashSet;
 
-use quote::ToTokens;
-use syn::ExprMethodCall;
+use warpspec_ir::{Expr, Pos};
 
 use super::dsl::Handover;
 use super::run::Run;
@@ -14,7 +13,7 @@ use crate::errors::Loc;
 
 impl Run<'_, '_> {
     /// Reports tokens no variable (and not `keep`) holds any more: dropped at `at`.
-    pub(super) fn check_leaks(&mut self, keep: &Val, at: &dyn ToTokens, why: &str) {
+    pub(super) fn check_leaks(&mut self, keep: &Val, at: Pos, why: &str) {
         if self.live.is_empty() {
             return;
         }
@@ -32,7 +31,7 @@ impl Run<'_, '_> {
         if dropped.is_empty() {
             return;
         }
-        let at = Loc::of(at);
+        let at = self.an.loc(at);
         for t in dropped {
             let Some(tok) = self.tokens.get_mut(t) else { continue };
             if tok.state != TokState::Live {
@@ -237,13 +236,13 @@ impl Run<'_, '_> {
     }
 
     /// Reports an `mma_wait` that leaves its own group `g` in flight.
-    pub(super) fn report_mma_wait(&self, call: &ExprMethodCall, site: usize, g: usize, in_flight: i128) {
+    pub(super) fn report_mma_wait(&self, call: &Expr, site: usize, g: usize, in_flight: i128) {
         let after = self.mmas.len().saturating_sub(g + 1);
         let message = format!(
             "{}'s `{}` does not wait for its group: only {after} `wgmma` group(s) were issued after it, and `wgmma.wait_group {in_flight}` leaves the newest {in_flight} in flight; pass at most {after}",
             self.who(),
             self.an.sites.borrow().get(site).map_or("mma_wait", |s| s.text.as_str()),
         );
-        self.finding(format!("mma_wait:{site}"), Loc::of(call), message, &[]);
+        self.finding(format!("mma_wait:{site}"), self.an.loc(call.pos), message, &[]);
     }
 }

@@ -2,8 +2,7 @@
 //! tile is resolved through the operation catalogue of `warpspec-ir` ([`Op::find`]), and its
 //! operands are read by the names the catalogue gives them ([`Operands`]).
 
-use syn::ExprMethodCall;
-use warpspec_ir::{Op, Receiver};
+use warpspec_ir::{Expr, Generic, Op, Receiver};
 
 use super::super::table::End;
 use super::run::Run;
@@ -44,7 +43,7 @@ impl<'a> Run<'_, 'a> {
 
     /// An operation of the context: queries of the launch and the instance, TMA copies and
     /// waits, MMAs; register math and synchronous copies have no protocol effect.
-    pub(super) fn ctx_method(&mut self, call: &ExprMethodCall, name: &str, args: &[(Val, bool)]) -> Val {
+    pub(super) fn ctx_method(&mut self, call: &Expr, name: &str, args: &[(Val, bool)]) -> Val {
         let Some(op) = Op::find(Receiver::Ctx, name) else {
             // Not a method of `Ctx`: rustc rejects the call; its value is unknown.
             return Val::Unknown;
@@ -127,7 +126,7 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// A TMA load of tile `dst` completing on `on`.
-    pub(super) fn tma_load(&mut self, call: &ExprMethodCall, dst: &Val, on: &Val) {
+    pub(super) fn tma_load(&mut self, call: &Expr, dst: &Val, on: &Val) {
         let site = self.site(call);
         let loc = self.site_loc(site);
         let dst = self.tile_of(dst);
@@ -192,13 +191,7 @@ impl<'a> Run<'_, 'a> {
 
     /// An operation of endpoint `ep`: `acquire`, `commit`, `wait`, `release`, `arrive`,
     /// `tx`, `sync`.
-    pub(super) fn endpoint_method(
-        &mut self,
-        call: &ExprMethodCall,
-        ep: usize,
-        name: &str,
-        args: &[(Val, bool)],
-    ) -> Val {
+    pub(super) fn endpoint_method(&mut self, call: &Expr, ep: usize, name: &str, args: &[(Val, bool)]) -> Val {
         let Some(end) = self.an.table.end(self.an.model, self.role, ep) else { return Val::Unknown };
         let receiver = match end {
             End::Producer(_) => Some(Receiver::Producer),
@@ -329,7 +322,7 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// `acquire` (producer) or `wait` (consumer): a wait, and a new token.
-    pub(super) fn take(&mut self, call: &ExprMethodCall, ep: usize, p: usize, producer: bool) -> Val {
+    pub(super) fn take(&mut self, call: &Expr, ep: usize, p: usize, producer: bool) -> Val {
         let site = self.site(call);
         let Some(state) = self.pipe_state(ep, p, producer) else {
             self.abort("a pipeline whose stage count the checker cannot evaluate");
@@ -361,7 +354,7 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// `commit`, `release` or `release_on_mma_completion` of a token.
-    pub(super) fn hand_over(&mut self, call: &ExprMethodCall, p: usize, token: &Val, how: Handover) {
+    pub(super) fn hand_over(&mut self, call: &Expr, p: usize, token: &Val, how: Handover) {
         let site = self.site(call);
         let loc = self.site_loc(site);
         let Val::Token(t) = token else { return self.abort("an operation on a value the checker lost track of") };
@@ -433,9 +426,9 @@ impl<'a> Run<'_, 'a> {
 
     /// A method of a tile or view: the view operations of the catalogue narrow or keep the
     /// shape; other methods give an unknown value.
-    pub(super) fn view_method(&self, call: &ExprMethodCall, owner: Owner, shape: Option<TileShape>, name: &str) -> Val {
+    pub(super) fn view_method(&self, generics: &[Generic], owner: Owner, shape: Option<TileShape>, name: &str) -> Val {
         let consts = &self.an.model.consts;
-        let turbofish = || call.turbofish.as_ref().and_then(|t| t.args.first()).and_then(|a| consts.eval_generic(a));
+        let turbofish = || generics.first().and_then(|g| g.const_value(&|name| consts.value(name)));
         match Op::find(Receiver::Tile, name).or_else(|| Op::find(Receiver::TileRef, name)) {
             Some(Op::TileRows | Op::RefRows) => {
                 Val::Tile(owner, shape.zip(turbofish()).map(|(s, rows)| TileShape { rows, ..s }))

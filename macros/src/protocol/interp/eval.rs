@@ -2,12 +2,8 @@
 //! assignments, blocks, calls (module functions run inline), macros, and method calls,
 //! whose DSL meaning [`super::dsl`] gives.
 
-use std::collections::HashSet;
-
-use quote::ToTokens;
-use syn::punctuated::Punctuated;
-use syn::visit::Visit;
-use syn::{BinOp, Expr, ExprMethodCall, ItemFn, Lit, UnOp};
+use warpspec_ir::visit::Visit;
+use warpspec_ir::{BinOp, Expr, ExprKind, Function, Generic, Lit, Macro, Member, Path, UnOp};
 
 use super::super::lin::{Op, Out};
 use super::MAX_DEPTH;
@@ -15,146 +11,134 @@ use super::control::ChoiceKind;
 use super::run::Run;
 use super::scan::{Arm, Mentions, contains_ops};
 use super::value::{Flow, Owner, Range, Val, int, range_method};
-use crate::errors::Loc;
 
 impl<'a> Run<'_, 'a> {
     /// Evaluates an expression.
-    pub(super) fn eval(&mut self, e: &'a Expr) -> Flow<'a> {
+    pub(super) fn eval(&mut self, e: &'a Expr) -> Flow {
         if !self.tick() {
             return Flow::Abort;
         }
-        match e {
-            Expr::Lit(l) => Flow::Val(match &l.lit {
-                Lit::Int(i) => i.base10_parse::<i128>().map_or(Val::Unknown, Val::Int),
-                Lit::Bool(b) => Val::Bool(b.value),
+        match &e.kind {
+            ExprKind::Lit(l) => Flow::Val(match l {
+                Lit::Int { digits, .. } => digits.parse::<i128>().map_or(Val::Unknown, Val::Int),
+                Lit::Bool(b) => Val::Bool(*b),
                 _ => Val::Unknown,
             }),
-            Expr::Path(p) => Flow::Val(self.path(p)),
-            Expr::Paren(p) => self.eval(&p.expr),
-            Expr::Group(g) => self.eval(&g.expr),
-            Expr::Reference(r) => self.eval(&r.expr),
-            Expr::Await(a) => self.eval(&a.base),
-            Expr::Cast(c) => {
-                let v = val!(self, &c.expr);
+            ExprKind::Path(p) => Flow::Val(self.path(p, e)),
+            ExprKind::Paren(x) | ExprKind::Ref { expr: x, .. } | ExprKind::Await(x) => self.eval(x),
+            ExprKind::Cast { expr, .. } => {
+                let v = val!(self, expr);
                 Flow::Val(match v {
                     Val::Bool(b) => Val::Int(i128::from(b)),
                     other => other,
                 })
             }
-            Expr::Unary(u) => {
-                let v = val!(self, &u.expr);
-                Flow::Val(match (u.op, v) {
-                    (UnOp::Not(_), Val::Bool(b)) => Val::Bool(!b),
-                    (UnOp::Not(_), Val::Int(x)) => Val::Int(!x),
-                    (UnOp::Neg(_), Val::Int(x)) => x.checked_neg().map_or(Val::Unknown, Val::Int),
-                    (UnOp::Neg(_), Val::Sym(x)) => self.arith(Op::Sub, &Val::Int(0), &Val::Sym(x)),
-                    (UnOp::Deref(_), v) => v,
-                    (_, Val::Atom(k)) => Val::Atom(format!("{}{k}", u.op.to_token_stream()).into()),
+            ExprKind::Unary { op, expr } => {
+                let v = val!(self, expr);
+                Flow::Val(match (op, v) {
+                    (UnOp::Not, Val::Bool(b)) => Val::Bool(!b),
+                    (UnOp::Not, Val::Int(x)) => Val::Int(!x),
+                    (UnOp::Neg, Val::Int(x)) => x.checked_neg().map_or(Val::Unknown, Val::Int),
+                    (UnOp::Neg, Val::Sym(x)) => self.arith(Op::Sub, &Val::Int(0), &Val::Sym(x)),
+                    (UnOp::Deref, v) => v,
+                    (UnOp::Not, Val::Atom(k)) => Val::Atom(format!("!{k}").into()),
+                    (UnOp::Neg, Val::Atom(k)) => Val::Atom(format!("-{k}").into()),
                     _ => Val::Unknown,
                 })
             }
-            Expr::Binary(b) => self.binary(b),
-            Expr::Assign(a) => {
-                let v = val!(self, &a.right);
-                match &*a.left {
-                    Expr::Path(p) if p.path.get_ident().is_some() => {
-                        let name = p.path.to_token_stream().to_string();
+            ExprKind::Binary { op, left, right } => self.binary(*op, left, right),
+            ExprKind::AssignOp { op, left, right } => self.assign_op(*op, left, right),
+            ExprKind::Assign { left, right } => {
+                let v = val!(self, right);
+                match &left.kind {
+                    ExprKind::Path(p) if p.ident().is_some() => {
+                        let name = p.ident().unwrap_or_default().to_string();
                         self.set(&name, v);
-                        self.check_leaks(&Val::Unknown, a, "when it is overwritten here");
+                        self.check_leaks(&Val::Unknown, e.pos, "when it is overwritten here");
                     }
-                    other => {
-                        let _ = val!(self, other);
+                    _ => {
+                        let _ = val!(self, left);
                         self.escape(&v, true);
                     }
                 }
                 Flow::Val(Val::Unknown)
             }
-            Expr::Block(b) => {
-                let label = b.label.as_ref().map(|l| l.name.ident.to_string());
-                match self.block(&b.block) {
-                    Flow::Break(Some(l), v, _) if Some(&l) == label.as_ref() => Flow::Val(v),
-                    other => other,
-                }
-            }
-            Expr::Unsafe(u) => self.block(&u.block),
-            Expr::Const(c) => self.block(&c.block),
-            Expr::If(i) => self.if_expr(i),
-            Expr::Match(m) => self.match_expr(m),
-            Expr::ForLoop(f) => self.for_loop(f),
-            Expr::While(w) => self.while_loop(w),
-            Expr::Loop(l) => self.loop_expr(l),
-            Expr::Break(b) => {
-                let v = match &b.expr {
-                    Some(e) => val!(self, e),
+            ExprKind::Block { label, block } => match self.block(block) {
+                Flow::Break(Some(l), v, _) if Some(&l) == label.as_ref() => Flow::Val(v),
+                other => other,
+            },
+            ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref()),
+            ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms),
+            ExprKind::For { label, pat, iter, body } => self.for_loop(label, pat, iter, body),
+            ExprKind::While { label, cond, body } => self.while_loop(label, cond, body),
+            ExprKind::Loop { label, body } => self.loop_expr(label, body),
+            ExprKind::Break { label, value } => {
+                let v = match value {
+                    Some(x) => val!(self, x),
                     None => Val::Unknown,
                 };
-                Flow::Break(b.label.as_ref().map(|l| l.ident.to_string()), v, b)
+                Flow::Break(label.clone(), v, e.pos)
             }
-            Expr::Continue(c) => Flow::Continue(c.label.as_ref().map(|l| l.ident.to_string()), c),
-            Expr::Return(r) => {
-                let v = match &r.expr {
-                    Some(e) => val!(self, e),
+            ExprKind::Continue { label } => Flow::Continue(label.clone(), e.pos),
+            ExprKind::Return(value) => {
+                let v = match value {
+                    Some(x) => val!(self, x),
                     None => Val::Unknown,
                 };
-                Flow::Return(v, r)
+                Flow::Return(v, e.pos)
             }
-            Expr::Try(t) => {
-                let _ = val!(self, &t.expr);
-                let key = format!("{}?", t.expr.to_token_stream());
-                if self.choose(key, t, &[Arm::Empty, Arm::Empty], ChoiceKind::Try) == 1 {
-                    return Flow::Return(Val::Unknown, t);
+            ExprKind::Try(x) => {
+                let _ = val!(self, x);
+                let key = format!("{}?", self.an.text(x.pos));
+                if self.choose(key, e.pos, &[Arm::Empty, Arm::Empty], ChoiceKind::Try) == 1 {
+                    return Flow::Return(Val::Unknown, e.pos);
                 }
                 Flow::Val(Val::Unknown)
             }
-            Expr::MethodCall(m) => self.method(m),
-            Expr::Call(c) => self.call(c),
-            Expr::Macro(m) => self.mac(&m.mac),
-            Expr::Closure(_) | Expr::Async(_) => {
+            ExprKind::Op { op, receiver, generics, operands } => {
+                self.method(e, receiver, op.name(), generics, operands)
+            }
+            ExprKind::Method { receiver, method, generics, args } => self.method(e, receiver, method, generics, args),
+            ExprKind::Call { func, args } => self.call(e, func, args),
+            ExprKind::Macro(m) => self.mac(m),
+            ExprKind::Closure { .. } => {
                 self.opaque(e);
                 Flow::Val(Val::Unknown)
             }
-            Expr::Tuple(t) => {
+            ExprKind::Tuple(xs) | ExprKind::Array(xs) => {
                 let mut vs = Vec::new();
-                for e in &t.elems {
-                    vs.push(val!(self, e));
+                for x in xs {
+                    vs.push(val!(self, x));
                 }
                 Flow::Val(Val::Tuple(vs))
             }
-            Expr::Array(a) => {
-                let mut vs = Vec::new();
-                for e in &a.elems {
-                    vs.push(val!(self, e));
-                }
-                Flow::Val(Val::Tuple(vs))
-            }
-            Expr::Repeat(r) => {
-                let v = val!(self, &r.expr);
+            ExprKind::Repeat { value, .. } => {
+                let v = val!(self, value);
                 self.escape(&v, true);
                 Flow::Val(Val::Unknown)
             }
-            Expr::Struct(s) => {
-                for f in &s.fields {
-                    let v = val!(self, &f.expr);
-                    self.escape(&v, matches!(f.expr, Expr::Path(_)));
+            ExprKind::Struct { fields, rest, .. } => {
+                for (_, x) in fields {
+                    let v = val!(self, x);
+                    self.escape(&v, matches!(x.kind, ExprKind::Path(_)));
                 }
-                if let Some(rest) = &s.rest {
+                if let Some(rest) = rest {
                     let _ = val!(self, rest);
                 }
                 Flow::Val(Val::Unknown)
             }
-            Expr::Field(f) => {
-                let base = val!(self, &f.base);
-                Flow::Val(match (base, &f.member) {
-                    (Val::Atom(k), member) => Val::Atom(format!("{k}.{}", member.to_token_stream()).into()),
-                    (Val::Tuple(vs), syn::Member::Unnamed(i)) => {
-                        vs.get(i.index as usize).cloned().unwrap_or(Val::Unknown)
-                    }
+            ExprKind::Field { base, member } => {
+                let base = val!(self, base);
+                Flow::Val(match (base, member) {
+                    (Val::Atom(k), Member::Named(n)) => Val::Atom(format!("{k}.{n}").into()),
+                    (Val::Atom(k), Member::Index(i)) => Val::Atom(format!("{k}.{i}").into()),
+                    (Val::Tuple(vs), Member::Index(i)) => vs.get(*i as usize).cloned().unwrap_or(Val::Unknown),
                     _ => Val::Unknown,
                 })
             }
-            Expr::Index(i) => {
-                let base = val!(self, &i.expr);
-                let index = val!(self, &i.index);
+            ExprKind::Index { base, index } => {
+                let base = val!(self, base);
+                let index = val!(self, index);
                 Flow::Val(match (base, index) {
                     (Val::Buffer(f), _) => Val::Buffer(f),
                     (Val::Atom(k), Val::Int(x)) => Val::Atom(format!("{k}[{x}]").into()),
@@ -165,112 +149,81 @@ impl<'a> Run<'_, 'a> {
                     _ => Val::Unknown,
                 })
             }
-            Expr::Range(r) => {
-                let start = match &r.start {
-                    Some(e) => val!(self, e),
+            ExprKind::Range { start, end, closed } => {
+                let start = match start {
+                    Some(x) => val!(self, x),
                     None => Val::Int(0),
                 };
-                let end = match &r.end {
-                    Some(e) => val!(self, e),
+                let end = match end {
+                    Some(x) => val!(self, x),
                     None => return Flow::Val(Val::Unknown),
                 };
                 let (Some((s, es)), Some((mut e, ee))) = (self.num(&start), self.num(&end)) else {
                     return Flow::Val(Val::Unknown);
                 };
-                if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                if *closed {
                     e = e.saturating_add(1);
                 }
                 let sized = !(es && ee);
                 Flow::Val(Val::Range(Range { start: s, end: e, step: 1, rev: false, enumerate: false, sized }))
             }
-            Expr::Let(l) => {
-                let v = val!(self, &l.expr);
-                let key = format!("let {} = {}", l.pat.to_token_stream(), l.expr.to_token_stream());
-                self.bind(&l.pat, Val::Unknown);
+            ExprKind::Let { pat, expr } => {
+                let v = val!(self, expr);
+                let key = format!("let {} = {}", self.an.text(pat.pos), self.an.text(expr.pos));
+                self.bind(pat, Val::Unknown);
                 let _ = v;
                 Flow::Val(Val::Atom(key.into()))
-            }
-            other => {
-                self.opaque(other);
-                Flow::Val(Val::Unknown)
             }
         }
     }
 
     /// The value of a path: a variable, a module constant, or an atom named by the path.
-    fn path(&self, p: &syn::ExprPath) -> Val {
-        if let Some(id) = p.path.get_ident() {
-            let name = id.to_string();
-            if let Some(v) = self.lookup(&name) {
+    fn path(&self, p: &Path, e: &Expr) -> Val {
+        if let Some(name) = p.ident() {
+            if let Some(v) = self.lookup(name) {
                 return v.clone();
             }
-            if let Some(c) = self.an.model.consts.value(&name) {
+            if let Some(c) = self.an.model.consts.value(name) {
                 return Val::Int(c);
             }
             return Val::Atom(name.into());
         }
-        Val::Atom(p.path.to_token_stream().to_string().replace(' ', "").into())
+        Val::Atom(self.an.text(e.pos).replace(' ', "").into())
     }
 
-    /// Evaluates a binary expression (arithmetic, comparison, logic, compound assignment).
-    fn binary(&mut self, b: &'a syn::ExprBinary) -> Flow<'a> {
-        let assign = match b.op {
-            BinOp::AddAssign(_) => Some(Op::Add),
-            BinOp::SubAssign(_) => Some(Op::Sub),
-            BinOp::MulAssign(_) => Some(Op::Mul),
-            BinOp::DivAssign(_) => Some(Op::Div),
-            BinOp::RemAssign(_) => Some(Op::Rem),
-            BinOp::BitXorAssign(_) => Some(Op::Xor),
-            BinOp::BitAndAssign(_) => Some(Op::And),
-            BinOp::BitOrAssign(_) => Some(Op::Or),
-            BinOp::ShlAssign(_) => Some(Op::Shl),
-            BinOp::ShrAssign(_) => Some(Op::Shr),
-            _ => None,
-        };
-        if let Some(op) = assign {
-            let r = val!(self, &b.right);
-            let l = val!(self, &b.left);
-            let v = self.arith(op, &l, &r);
-            if let Expr::Path(p) = &*b.left
-                && let Some(id) = p.path.get_ident()
-            {
-                self.set(&id.to_string(), v);
-            }
-            return Flow::Val(Val::Unknown);
+    /// Evaluates a compound assignment.
+    fn assign_op(&mut self, op: BinOp, left: &'a Expr, right: &'a Expr) -> Flow {
+        let r = val!(self, right);
+        let l = val!(self, left);
+        let Some(op) = arith_op(op) else { return Flow::Val(Val::Unknown) };
+        let v = self.arith(op, &l, &r);
+        if let ExprKind::Path(p) = &left.kind
+            && let Some(id) = p.ident()
+        {
+            self.set(id, v);
         }
-        if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) {
-            let and = matches!(b.op, BinOp::And(_));
-            let l = val!(self, &b.left);
-            let lt = self.truth(&l, &b.left, &[]);
+        Flow::Val(Val::Unknown)
+    }
+
+    /// Evaluates a binary expression (arithmetic, comparison, logic).
+    fn binary(&mut self, op: BinOp, left: &'a Expr, right: &'a Expr) -> Flow {
+        if matches!(op, BinOp::And | BinOp::Or) {
+            let and = op == BinOp::And;
+            let l = val!(self, left);
+            let lt = self.truth(&l, left, &[]);
             if lt != and {
                 return Flow::Val(Val::Bool(lt));
             }
-            let r = val!(self, &b.right);
-            let rt = self.truth(&r, &b.right, &[]);
+            let r = val!(self, right);
+            let rt = self.truth(&r, right, &[]);
             return Flow::Val(Val::Bool(rt));
         }
-        let l = val!(self, &b.left);
-        let r = val!(self, &b.right);
-        let op = match b.op {
-            BinOp::Add(_) => Op::Add,
-            BinOp::Sub(_) => Op::Sub,
-            BinOp::Mul(_) => Op::Mul,
-            BinOp::Div(_) => Op::Div,
-            BinOp::Rem(_) => Op::Rem,
-            BinOp::BitXor(_) => Op::Xor,
-            BinOp::BitAnd(_) => Op::And,
-            BinOp::BitOr(_) => Op::Or,
-            BinOp::Shl(_) => Op::Shl,
-            BinOp::Shr(_) => Op::Shr,
-            BinOp::Eq(_) => Op::Eq,
-            BinOp::Ne(_) => Op::Ne,
-            BinOp::Lt(_) => Op::Lt,
-            BinOp::Le(_) => Op::Le,
-            BinOp::Gt(_) => Op::Gt,
-            BinOp::Ge(_) => Op::Ge,
-            _ => return Flow::Val(Val::Unknown),
-        };
-        Flow::Val(self.arith(op, &l, &r))
+        let l = val!(self, left);
+        let r = val!(self, right);
+        match arith_op(op) {
+            Some(op) => Flow::Val(self.arith(op, &l, &r)),
+            None => Flow::Val(Val::Unknown),
+        }
     }
 
     /// Applies an operator to two values.
@@ -295,38 +248,37 @@ impl<'a> Run<'_, 'a> {
     // ---- calls ----
 
     /// Evaluates arguments, noting which are moved (plain variables).
-    fn args(&mut self, args: &'a Punctuated<Expr, syn::Token![,]>) -> Result<Vec<(Val, bool)>, Flow<'a>> {
+    fn args(&mut self, args: &'a [Expr]) -> Result<Vec<(Val, bool)>, Flow> {
         let mut out = Vec::new();
         for a in args {
             match self.eval(a) {
-                Flow::Val(v) => out.push((v, matches!(a, Expr::Path(_)))),
+                Flow::Val(v) => out.push((v, matches!(a.kind, ExprKind::Path(_)))),
                 other => return Err(other),
             }
         }
         Ok(out)
     }
 
-    /// Evaluates a function call: a module function runs inline.
-    fn call(&mut self, c: &'a syn::ExprCall) -> Flow<'a> {
-        let args = match self.args(&c.args) {
+    /// Evaluates a function call `call` of `func`: a module function runs inline.
+    fn call(&mut self, call: &'a Expr, func: &'a Expr, arg_exprs: &'a [Expr]) -> Flow {
+        let args = match self.args(arg_exprs) {
             Ok(a) => a,
             Err(flow) => return flow,
         };
-        let name = match &*c.func {
-            Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
-            _ => String::new(),
+        let (name, single) = match &func.kind {
+            ExprKind::Path(p) => (p.last().unwrap_or_default().to_string(), p.ident().is_some()),
+            _ => (String::new(), false),
         };
-        let single = matches!(&*c.func, Expr::Path(p) if p.path.get_ident().is_some());
         if name == "drop" {
             // `drop(token)`: the token is gone here.
-            for a in &c.args {
-                if let Expr::Path(p) = a
-                    && let Some(id) = p.path.get_ident()
+            for a in arg_exprs {
+                if let ExprKind::Path(p) = &a.kind
+                    && let Some(id) = p.ident()
                 {
-                    self.set(&id.to_string(), Val::Unknown);
+                    self.set(id, Val::Unknown);
                 }
             }
-            self.check_leaks(&Val::Unknown, c, "by `drop`");
+            self.check_leaks(&Val::Unknown, call.pos, "by `drop`");
             return Flow::Val(Val::Unknown);
         }
         if single && let Some(f) = self.an.helpers.get(&name).copied() {
@@ -360,15 +312,13 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// Runs module function `f` inline with `args`, in a frame of its own.
-    fn inline(&mut self, f: &'a ItemFn, args: Vec<(Val, bool)>) -> Flow<'a> {
+    fn inline(&mut self, f: &'a Function, args: Vec<(Val, bool)>) -> Flow {
         self.depth += 1;
-        let flow = self.in_frame(&f.block, |run| {
-            for (input, (v, _)) in f.sig.inputs.iter().zip(args) {
-                if let syn::FnArg::Typed(pt) = input {
-                    run.bind(&pt.pat, v);
-                }
+        let flow = self.in_frame(&f.body, |run| {
+            for (param, (v, _)) in f.params.iter().zip(args) {
+                run.bind(&param.pat, v);
             }
-            run.block(&f.block)
+            run.block(&f.body)
         });
         self.depth -= 1;
         let result = match flow {
@@ -376,36 +326,36 @@ impl<'a> Run<'_, 'a> {
             Flow::Abort => return Flow::Abort,
             Flow::Break(..) | Flow::Continue(..) => Val::Unknown,
         };
-        self.check_leaks(&result, &Loc::span(f.block.brace_token.span.close()), "when the function returns");
+        self.check_leaks(&result, f.body.close, "when the function returns");
         Flow::Val(result)
     }
 
     /// A macro call: formatting and assertions have no protocol effect; a macro that
     /// performs operations, or whose arguments are not expressions, cannot be followed.
-    pub(super) fn mac(&mut self, m: &'a syn::Macro) -> Flow<'a> {
-        match m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
-            Ok(exprs) if !exprs.iter().any(contains_ops) => {}
-            Ok(_) => self.abort("a macro performs barrier operations"),
-            Err(_) => {
-                let mut mentions = Mentions { idents: HashSet::new(), ctx_ops: true };
-                mentions.visit_macro(m);
+    pub(super) fn mac(&mut self, m: &'a Macro) -> Flow {
+        match &m.args {
+            Some(exprs) if !exprs.iter().any(contains_ops) => {}
+            Some(_) => self.abort("a macro performs barrier operations"),
+            None => {
+                let mentions = Mentions { idents: m.idents.iter().cloned().collect(), ctx_ops: true };
                 self.mentioned(&mentions);
             }
         }
         Flow::Val(Val::Unknown)
     }
 
-    /// A closure, async block or other expression the checker does not run: whatever it
-    /// captures escapes.
+    /// A closure the checker does not run: whatever it captures escapes.
     fn opaque(&mut self, e: &'a Expr) {
-        let mut mentions = Mentions { idents: HashSet::new(), ctx_ops: false };
+        let mut mentions = Mentions { idents: Default::default(), ctx_ops: false };
         mentions.visit_expr(e);
         self.mentioned(&mentions);
     }
 
     /// Handles what a closure or unparsed macro mentions: endpoints and the context make the run partial, tokens escape.
     fn mentioned(&mut self, mentions: &Mentions) {
-        for name in &mentions.idents {
+        let mut names: Vec<&String> = mentions.idents.iter().collect();
+        names.sort();
+        for name in names {
             match self.lookup(name).cloned() {
                 Some(Val::Endpoint(_)) => self.abort("a closure or macro captures an endpoint"),
                 Some(Val::Ctx) if mentions.ctx_ops => self.abort("a closure or macro uses the context"),
@@ -417,13 +367,19 @@ impl<'a> Run<'_, 'a> {
 
     /// Evaluates a method call: DSL operations of the context, endpoints, tokens and tile
     /// views (see [`super::dsl`]), and the host methods of integers and ranges.
-    fn method(&mut self, call: &'a ExprMethodCall) -> Flow<'a> {
-        let recv = val!(self, &call.receiver);
-        let args = match self.args(&call.args) {
+    fn method(
+        &mut self,
+        call: &'a Expr,
+        receiver: &'a Expr,
+        name: &str,
+        generics: &'a [Generic],
+        arg_exprs: &'a [Expr],
+    ) -> Flow {
+        let recv = val!(self, receiver);
+        let args = match self.args(arg_exprs) {
             Ok(a) => a,
             Err(flow) => return flow,
         };
-        let name = call.method.to_string();
         // Arguments of methods the checker does not know may be kept by the receiver.
         let known = matches!(
             recv,
@@ -442,19 +398,19 @@ impl<'a> Run<'_, 'a> {
             }
         }
         let v = match recv {
-            Val::Ctx => self.ctx_method(call, &name, &args),
-            Val::Endpoint(ep) => self.endpoint_method(call, ep, &name, &args),
-            Val::Token(t) => self.token_method(t, &name),
-            Val::Tile(owner, shape) => self.view_method(call, owner, shape, &name),
+            Val::Ctx => self.ctx_method(call, name, &args),
+            Val::Endpoint(ep) => self.endpoint_method(call, ep, name, &args),
+            Val::Token(t) => self.token_method(t, name),
+            Val::Tile(owner, shape) => self.view_method(generics, owner, shape, name),
             Val::Buffer(f) => {
                 let shape = self.buffer_shape(f);
-                self.view_method(call, Owner::Buffer(f), shape, &name)
+                self.view_method(generics, Owner::Buffer(f), shape, name)
             }
-            Val::Range(r) => range_method(r, &name, args.first().and_then(|(v, _)| self.num(v))),
+            Val::Range(r) => range_method(r, name, args.first().and_then(|(v, _)| self.num(v))),
             Val::Int(_) | Val::Sym(_) | Val::Atom(_) | Val::Unknown => {
                 let a = self.lin(&recv);
                 let b = args.first().and_then(|(v, _)| self.lin(v));
-                match (a.and_then(|a| a.method(&name, b.as_ref(), self.scen.v)), recv) {
+                match (a.and_then(|a| a.method(name, b.as_ref(), self.scen.v)), recv) {
                     (Some(x), _) => int(x),
                     (None, Val::Atom(k)) => Val::Atom(format!("{k}.{name}()").into()),
                     _ => Val::Unknown,
@@ -464,4 +420,27 @@ impl<'a> Run<'_, 'a> {
         };
         Flow::Val(v)
     }
+}
+
+/// The arithmetic of an operator (logical `&&` and `||` have none: they short-circuit).
+fn arith_op(op: BinOp) -> Option<Op> {
+    Some(match op {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Rem => Op::Rem,
+        BinOp::BitXor => Op::Xor,
+        BinOp::BitAnd => Op::And,
+        BinOp::BitOr => Op::Or,
+        BinOp::Shl => Op::Shl,
+        BinOp::Shr => Op::Shr,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::And | BinOp::Or => return None,
+    })
 }

@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 
-use quote::ToTokens;
-use syn::{Block, ExprMethodCall, ItemFn, Pat, Stmt};
+use warpspec_ir::{Block, Expr, ExprKind, Function, Local, Pat, PatKind, Pos, StmtKind};
 
 use super::super::Analysis;
 use super::super::lin::Lin;
@@ -15,17 +14,18 @@ use super::scan::Arm;
 use super::trace::{Event, EventKind, Scenario, Trace};
 use super::value::{Async, Flow, PipeState, TokState, Token, Val, part};
 use crate::errors::Loc;
+use crate::protocol::report::Site;
 
 /// How a scope closes: what the construct carries out of it (tokens that value holds are
 /// not dropped), and where and why the tokens it drops are reported.
-pub(super) struct Close<'c> {
+pub(super) struct Close {
     /// The value carried out, where and why; `None` after an aborted run, which is over.
-    check: Option<(Val, &'c dyn ToTokens, &'static str)>,
+    check: Option<(Val, Pos, &'static str)>,
 }
 
-impl<'c> Close<'c> {
+impl Close {
     /// Closing after `flow`, keeping `keep`: drops are reported at `at`, `why`.
-    pub(super) fn after(flow: &Flow<'_>, keep: Val, at: &'c dyn ToTokens, why: &'static str) -> Self {
+    pub(super) fn after(flow: &Flow, keep: Val, at: Pos, why: &'static str) -> Self {
         match flow {
             Flow::Abort => Close::unchecked(),
             _ => Close { check: Some((keep, at, why)) },
@@ -39,7 +39,7 @@ impl<'c> Close<'c> {
 
     /// Closing after `flow`, keeping the value it carries out (a result, a `break` value, a
     /// returned value).
-    pub(super) fn carrying(flow: &Flow<'_>, at: &'c dyn ToTokens, why: &'static str) -> Self {
+    pub(super) fn carrying(flow: &Flow, at: Pos, why: &'static str) -> Self {
         let keep = match flow {
             Flow::Val(v) | Flow::Break(_, v, _) | Flow::Return(v, _) => v.clone(),
             _ => Val::Unknown,
@@ -130,15 +130,14 @@ impl<'r, 'a> Run<'r, 'a> {
     /// Runs the role's body and returns its trace.
     pub fn execute(mut self) -> Trace {
         let model = self.an.model;
-        let Some(decl) = model.kernel.roles.get(self.role) else {
+        let Some(decl) = self.an.ir.roles.get(self.role) else {
             self.trace.aborted = Some("the role has no declaration");
             return self.trace;
         };
-        let func: &'a ItemFn = &decl.func;
+        let func: &'a Function = &decl.func;
         let endpoints = model.roles.get(self.role).map_or(0, |r| r.endpoints.len());
-        let flow = self.in_frame(&func.block, |run| {
-            for (i, input) in func.sig.inputs.iter().enumerate() {
-                let syn::FnArg::Typed(pt) = input else { continue };
+        let flow = self.in_frame(&func.body, |run| {
+            for (i, param) in func.params.iter().enumerate() {
                 let value = match i.checked_sub(1) {
                     None => Val::Ctx,
                     Some(ep) if ep < endpoints => match run.an.table.end(model, run.role, ep) {
@@ -148,19 +147,18 @@ impl<'r, 'a> Run<'r, 'a> {
                     },
                     Some(_) => Val::Unknown,
                 };
-                run.bind(&pt.pat, value);
+                run.bind(&param.pat, value);
             }
-            run.block(&func.block)
+            run.block(&func.body)
         });
         match flow {
-            Flow::Return(_, at) => self.trace.exit = Some(Loc::of(at)),
+            Flow::Return(_, at) => self.trace.exit = Some(self.an.loc(at)),
             Flow::Abort => {
                 self.trace.aborted.get_or_insert("the run went past its step or loop budget");
             }
             _ => {}
         }
-        let end = Loc::span(func.block.brace_token.span.close());
-        self.check_leaks(&Val::Unknown, &end, "when the role ends");
+        self.check_leaks(&Val::Unknown, func.body.close, "when the role ends");
         self.trace
     }
 
@@ -192,7 +190,7 @@ impl<'r, 'a> Run<'r, 'a> {
 
     /// Runs `f` in a new scope of variables, then closes the scope as the [`Close`] that `f`
     /// returns says: the tokens only the scope held are reported dropped.
-    pub(super) fn scoped<'c, T>(&mut self, f: impl FnOnce(&mut Self) -> (T, Close<'c>)) -> T {
+    pub(super) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> (T, Close)) -> T {
         if let Some(frame) = self.frames.last_mut() {
             frame.push(Vec::new());
         }
@@ -234,9 +232,23 @@ impl<'r, 'a> Run<'r, 'a> {
 
     // ---- sites, records and numbers ----
 
-    /// The site of an operation's method call.
-    pub(super) fn site(&self, call: &ExprMethodCall) -> usize {
-        self.an.sites.borrow_mut().id(call)
+    /// The site of an operation's method call (an [`ExprKind::Op`] or
+    /// [`ExprKind::Method`]): it reads as its receiver's path and the method's name.
+    pub(super) fn site(&self, call: &Expr) -> usize {
+        let an = self.an;
+        an.sites.borrow_mut().id(call.pos.node, || {
+            let (receiver, method) = match &call.kind {
+                ExprKind::Op { op, receiver, .. } => (Some(receiver), op.name()),
+                ExprKind::Method { receiver, method, .. } => (Some(receiver), method.as_str()),
+                _ => (None, ""),
+            };
+            let receiver = match receiver {
+                Some(r) if matches!(r.kind, ExprKind::Path(_)) => an.text(r.pos).replace(' ', ""),
+                _ => String::new(),
+            };
+            let text = if receiver.is_empty() { method.to_string() } else { format!("{receiver}.{method}") };
+            Site { loc: an.loc(call.pos), text }
+        })
     }
 
     /// The span of site `site`.
@@ -308,15 +320,14 @@ impl<'r, 'a> Run<'r, 'a> {
     // ---- statements ----
 
     /// Runs a block in its own scope; its value is its tail expression's.
-    pub(super) fn block(&mut self, b: &'a Block) -> Flow<'a> {
-        let end = Loc::span(b.brace_token.span.close());
+    pub(super) fn block(&mut self, b: &'a Block) -> Flow {
         self.scoped(|run| {
             let flow = run.statements(b);
             let close = match &flow {
                 Flow::Break(_, v, at) => Close::after(&flow, v.clone(), *at, "at this `break`"),
                 Flow::Continue(_, at) => Close::after(&flow, Val::Unknown, *at, "at this `continue`"),
                 Flow::Return(v, at) => Close::after(&flow, v.clone(), *at, "at this `return`"),
-                Flow::Val(v) => Close::after(&flow, v.clone(), &end, "at the end of this block"),
+                Flow::Val(v) => Close::after(&flow, v.clone(), b.close, "at the end of this block"),
                 Flow::Abort => Close::unchecked(),
             };
             (flow, close)
@@ -324,22 +335,21 @@ impl<'r, 'a> Run<'r, 'a> {
     }
 
     /// Runs a block's statements in order; the value is its tail expression's.
-    fn statements(&mut self, b: &'a Block) -> Flow<'a> {
+    fn statements(&mut self, b: &'a Block) -> Flow {
         let mut last = Val::Unknown;
         let count = b.stmts.len();
         for (i, stmt) in b.stmts.iter().enumerate() {
             let made = self.tokens.len();
-            let flow = match stmt {
-                Stmt::Local(l) => self.local(l),
-                Stmt::Expr(e, semi) => {
-                    let flow = self.eval(e);
-                    if let (Flow::Val(v), None, true) = (&flow, semi, i + 1 == count) {
+            let flow = match &stmt.kind {
+                StmtKind::Let(l) => self.local(l, stmt.pos),
+                StmtKind::Expr { expr, semi } => {
+                    let flow = self.eval(expr);
+                    if let (Flow::Val(v), false, true) = (&flow, semi, i + 1 == count) {
                         last = v.clone();
                     }
                     flow
                 }
-                Stmt::Macro(m) => self.mac(&m.mac),
-                Stmt::Item(_) => Flow::Val(Val::Unknown),
+                StmtKind::Macro(m) => self.mac(m),
             };
             if !matches!(flow, Flow::Val(_)) {
                 return flow;
@@ -347,75 +357,68 @@ impl<'r, 'a> Run<'r, 'a> {
             // A statement can only drop a token it made (assignments and `drop` check their
             // own).
             if i + 1 < count && self.tokens.len() > made {
-                self.check_leaks(&Val::Unknown, stmt, "in this statement");
+                self.check_leaks(&Val::Unknown, stmt.pos, "in this statement");
             }
         }
         Flow::Val(last)
     }
 
-    /// Runs a `let` statement.
-    pub(super) fn local(&mut self, l: &'a syn::Local) -> Flow<'a> {
+    /// Runs a `let` statement (at `at`).
+    pub(super) fn local(&mut self, l: &'a Local, at: Pos) -> Flow {
         let Some(init) = &l.init else {
             self.bind(&l.pat, Val::Unknown);
             return Flow::Val(Val::Unknown);
         };
-        let value = val!(self, &init.expr);
-        if let Some((_, diverge)) = &init.diverge {
-            let key = format!("let {} = {}", l.pat.to_token_stream(), init.expr.to_token_stream());
+        let value = val!(self, init);
+        if let Some(diverge) = &l.diverge {
+            let key = format!("let {} = {}", self.an.text(l.pat.pos), self.an.text(init.pos));
             let arms = [Arm::Empty, Arm::Expr(diverge)];
-            if self.choose(key, l, &arms, ChoiceKind::LetElse) == 1 {
+            if self.choose(key, at, &arms, ChoiceKind::LetElse) == 1 {
                 let flow = self.eval(diverge);
                 if !matches!(flow, Flow::Val(_)) {
                     return flow;
                 }
             }
         }
-        let dropped = matches!(l.pat, Pat::Wild(_));
+        let dropped = matches!(l.pat.kind, PatKind::Wild);
         self.bind(&l.pat, value);
         if dropped {
-            self.check_leaks(&Val::Unknown, l, "by binding it to `_`");
+            self.check_leaks(&Val::Unknown, at, "by binding it to `_`");
         }
         Flow::Val(Val::Unknown)
     }
 
     /// Binds the names of `pat` to the parts of `value`.
     pub(super) fn bind(&mut self, pat: &Pat, value: Val) {
-        match pat {
-            Pat::Ident(p) => {
-                if let Some((_, sub)) = &p.subpat {
+        match &pat.kind {
+            PatKind::Ident { name, sub, .. } => {
+                if let Some(sub) = sub {
                     self.bind(sub, value.clone());
                 }
-                self.define(p.ident.to_string(), value);
+                self.define(name.clone(), value);
             }
-            Pat::Tuple(t) => {
-                for (i, elem) in t.elems.iter().enumerate() {
+            PatKind::Tuple(elems) | PatKind::Slice(elems) => {
+                for (i, elem) in elems.iter().enumerate() {
                     self.bind(elem, part(&value, i));
                 }
             }
-            Pat::Slice(s) => {
-                for (i, elem) in s.elems.iter().enumerate() {
-                    self.bind(elem, part(&value, i));
-                }
-            }
-            Pat::TupleStruct(t) => {
-                for elem in &t.elems {
+            PatKind::TupleStruct { elems, .. } => {
+                for elem in elems {
                     self.bind(elem, Val::Unknown);
                 }
             }
-            Pat::Struct(s) => {
-                for field in &s.fields {
-                    self.bind(&field.pat, Val::Unknown);
+            PatKind::Struct { fields, .. } => {
+                for (_, pat) in fields {
+                    self.bind(pat, Val::Unknown);
                 }
             }
-            Pat::Type(t) => self.bind(&t.pat, value),
-            Pat::Reference(r) => self.bind(&r.pat, value),
-            Pat::Paren(p) => self.bind(&p.pat, value),
-            Pat::Or(o) => {
-                if let Some(first) = o.cases.first() {
+            PatKind::Typed { pat, .. } | PatKind::Ref(pat) => self.bind(pat, value),
+            PatKind::Or(cases) => {
+                if let Some(first) = cases.first() {
                     self.bind(first, value);
                 }
             }
-            _ => {}
+            PatKind::Wild | PatKind::Rest | PatKind::Lit(_) | PatKind::Path(_) => {}
         }
     }
 }

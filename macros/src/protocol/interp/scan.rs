@@ -1,15 +1,13 @@
-//! Scans of the syntax: what a condition's arm signals or leaves, what a closure or an
-//! unparsed macro mentions, whether a module function performs operations. Operation names
-//! come from the catalogue of `warpspec-ir`.
+//! Scans of the IR: what a condition's arm signals or leaves, what a closure mentions,
+//! whether a module function performs operations. Operation names come from the catalogue
+//! of `warpspec-ir`.
 
 use std::collections::HashSet;
 
-use quote::ToTokens;
-use syn::visit::Visit;
-use syn::{Block, Expr, ExprMethodCall, ItemFn};
-use warpspec_ir::{Class, Op, Receiver};
+use warpspec_ir::visit::{Visit, walk_expr, walk_pat};
+use warpspec_ir::{Block, Class, Expr, ExprKind, Function, Macro, Member, Op, Pat, PatKind, Receiver, Ty};
 
-use crate::errors::Loc;
+use super::super::Analysis;
 
 /// An arm of a condition, for scanning what taking or skipping it means.
 #[derive(Clone, Copy)]
@@ -49,81 +47,76 @@ pub struct ArmInfo {
 }
 
 /// Collects an arm's [`ArmInfo`].
-pub(super) struct ArmScan {
+pub(super) struct ArmScan<'r, 'a> {
     /// What was found.
     pub(super) info: ArmInfo,
     /// Depth of loops the visitor is inside.
     pub(super) loops: u32,
+    /// The analysis, for the text of calls.
+    pub(super) an: &'r Analysis<'a>,
 }
 
-impl<'ast> Visit<'ast> for ArmScan {
-    fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
-        self.info.leaves_loop = true;
-        syn::visit::visit_expr_continue(self, c);
-    }
-    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-        self.info.returns = true;
-        syn::visit::visit_expr_return(self, r);
-    }
-    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
-        self.info.returns = true;
-        syn::visit::visit_expr_try(self, t);
-    }
-    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
-        self.info.leaves_loop = true;
-        match &b.label {
-            Some(l) => self.info.labels.push(l.ident.to_string()),
-            None if self.loops == 0 => self.info.unlabeled_break = true,
-            None => {}
-        }
-        syn::visit::visit_expr_break(self, b);
-    }
-    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-        self.loops += 1;
-        syn::visit::visit_expr_for_loop(self, e);
-        self.loops -= 1;
-    }
-    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
-        self.loops += 1;
-        syn::visit::visit_expr_while(self, e);
-        self.loops -= 1;
-    }
-    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
-        self.loops += 1;
-        syn::visit::visit_expr_loop(self, e);
-        self.loops -= 1;
-    }
-    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
-    fn visit_expr_method_call(&mut self, m: &'ast ExprMethodCall) {
-        if signals(&m.method.to_string())
-            && let Expr::Path(p) = &*m.receiver
-            && let Some(id) = p.path.get_ident()
-        {
-            let site = format!("`{id}.{}` (line {})", m.method, Loc::of(m).line());
-            self.info.signals.push((id.to_string(), site));
-        }
-        syn::visit::visit_expr_method_call(self, m);
-    }
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        for arg in &c.args {
-            let arg = match arg {
-                Expr::Reference(r) => &*r.expr,
-                other => other,
-            };
-            if let Expr::Path(p) = arg
-                && let Some(id) = p.path.get_ident()
-            {
-                let site = format!("`{}(..)` (line {})", c.func.to_token_stream(), Loc::of(c).line());
-                self.info.signals.push((id.to_string(), site.replace(' ', "")));
+impl<'x> Visit<'x> for ArmScan<'_, '_> {
+    fn visit_expr(&mut self, e: &'x Expr) {
+        match &e.kind {
+            ExprKind::Continue { .. } => self.info.leaves_loop = true,
+            ExprKind::Return(_) | ExprKind::Try(_) => self.info.returns = true,
+            ExprKind::Break { label, .. } => {
+                self.info.leaves_loop = true;
+                match label {
+                    Some(l) => self.info.labels.push(l.clone()),
+                    None if self.loops == 0 => self.info.unlabeled_break = true,
+                    None => {}
+                }
             }
+            ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Loop { .. } => {
+                self.loops += 1;
+                walk_expr(self, e);
+                self.loops -= 1;
+                return;
+            }
+            ExprKind::Closure { .. } => return,
+            ExprKind::Op { receiver, .. } | ExprKind::Method { receiver, .. } => {
+                let name = method_name(e);
+                if signals(name)
+                    && let ExprKind::Path(p) = &receiver.kind
+                    && let Some(id) = p.ident()
+                {
+                    let site = format!("`{id}.{name}` (line {})", e.pos.line);
+                    self.info.signals.push((id.to_string(), site));
+                }
+            }
+            ExprKind::Call { func, args } => {
+                for arg in args {
+                    let arg = match &arg.kind {
+                        ExprKind::Ref { expr, .. } => expr,
+                        _ => arg,
+                    };
+                    if let ExprKind::Path(p) = &arg.kind
+                        && let Some(id) = p.ident()
+                    {
+                        let site = format!("`{}(..)` (line {})", self.an.text(func.pos), e.pos.line);
+                        self.info.signals.push((id.to_string(), site.replace(' ', "")));
+                    }
+                }
+            }
+            _ => {}
         }
-        syn::visit::visit_expr_call(self, c);
+        walk_expr(self, e);
+    }
+}
+
+/// The method name of an operation or host method call.
+fn method_name(e: &Expr) -> &str {
+    match &e.kind {
+        ExprKind::Op { op, .. } => op.name(),
+        ExprKind::Method { method, .. } => method,
+        _ => "",
     }
 }
 
 /// Whether a method called `name` signals other roles (an arrival), on whichever DSL
-/// receiver: a scan of the syntax does not know the receiver's type.
+/// receiver: a scan does not know the receiver's value.
 fn signals(name: &str) -> bool {
     Op::named(name).any(|op| op.class() == Class::BarrierSignal)
 }
@@ -148,20 +141,35 @@ pub(super) struct Mentions {
     pub(super) ctx_ops: bool,
 }
 
-impl<'ast> Visit<'ast> for Mentions {
-    fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
-        self.idents.insert(i.to_string());
-    }
-    fn visit_expr_method_call(&mut self, m: &'ast ExprMethodCall) {
-        self.ctx_ops |= ctx_protocol(&m.method.to_string());
-        syn::visit::visit_expr_method_call(self, m);
-    }
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        for t in m.tokens.clone() {
-            if let proc_macro2::TokenTree::Ident(i) = t {
-                self.idents.insert(i.to_string());
+impl<'x> Visit<'x> for Mentions {
+    fn visit_expr(&mut self, e: &'x Expr) {
+        match &e.kind {
+            ExprKind::Path(p) | ExprKind::Struct { path: p, .. } => {
+                self.idents.extend(p.segments.iter().map(|s| s.name.clone()));
             }
+            ExprKind::Op { .. } | ExprKind::Method { .. } => {
+                let name = method_name(e);
+                self.ctx_ops |= ctx_protocol(name);
+                self.idents.insert(name.to_string());
+            }
+            ExprKind::Field { member: Member::Named(n), .. } => {
+                self.idents.insert(n.clone());
+            }
+            ExprKind::Break { label: Some(l), .. } | ExprKind::Continue { label: Some(l) } => {
+                self.idents.insert(l.clone());
+            }
+            _ => {}
         }
+        walk_expr(self, e);
+    }
+    fn visit_pat(&mut self, p: &'x Pat) {
+        if let PatKind::Ident { name, .. } = &p.kind {
+            self.idents.insert(name.clone());
+        }
+        walk_pat(self, p);
+    }
+    fn visit_macro(&mut self, m: &'x Macro) {
+        self.idents.extend(m.idents.iter().cloned());
     }
 }
 
@@ -173,22 +181,22 @@ struct OpScan {
     calls: bool,
 }
 
-impl<'ast> Visit<'ast> for OpScan {
-    fn visit_expr_method_call(&mut self, m: &'ast ExprMethodCall) {
-        self.ops |= protocol(&m.method.to_string());
-        syn::visit::visit_expr_method_call(self, m);
+impl<'x> Visit<'x> for OpScan {
+    fn visit_expr(&mut self, e: &'x Expr) {
+        match &e.kind {
+            ExprKind::Op { .. } | ExprKind::Method { .. } => self.ops |= protocol(method_name(e)),
+            ExprKind::Call { .. } => self.calls = true,
+            _ => {}
+        }
+        walk_expr(self, e);
     }
-    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-        self.calls = true;
-        syn::visit::visit_expr_call(self, c);
-    }
-    fn visit_macro(&mut self, _: &'ast syn::Macro) {
+    fn visit_macro(&mut self, _: &'x Macro) {
         self.calls = true;
     }
 }
 
-/// Whether an expression (parsed from a macro's tokens) calls an endpoint or context
-/// operation by name.
+/// Whether an expression (a macro's argument) calls an endpoint or context operation by
+/// name.
 pub(super) fn contains_ops(e: &Expr) -> bool {
     let mut scan = OpScan { ops: false, calls: false };
     scan.visit_expr(e);
@@ -197,17 +205,15 @@ pub(super) fn contains_ops(e: &Expr) -> bool {
 
 /// Whether a module function is register math: no operations, no calls that might perform
 /// some, and a result (if any) of a data type, which cannot steer control flow.
-pub fn is_math(f: &ItemFn) -> bool {
+pub fn is_math(f: &Function) -> bool {
     let mut scan = OpScan { ops: false, calls: false };
-    scan.visit_block(&f.block);
-    let data = match &f.sig.output {
-        syn::ReturnType::Default => true,
-        syn::ReturnType::Type(_, ty) => match crate::model::ungroup(ty) {
-            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
-                matches!(s.ident.to_string().as_str(), "RowVec" | "Fragment" | "f32" | "f64" | "bf16" | "f16")
-            }),
-            _ => false,
-        },
+    scan.visit_block(&f.body);
+    let data = match &f.ret {
+        None => true,
+        Some(Ty::Path(p)) => {
+            p.last().is_some_and(|s| matches!(s, "RowVec" | "Fragment" | "f32" | "f64" | "bf16" | "f16"))
+        }
+        Some(_) => false,
     };
     !scan.ops && !scan.calls && data
 }

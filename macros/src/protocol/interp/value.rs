@@ -3,8 +3,7 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use quote::ToTokens;
-use syn::{Lit, Pat};
+use warpspec_ir::{Lit, Pat, PatKind, Pos};
 
 use super::super::lin::Lin;
 use crate::model::TileShape;
@@ -88,19 +87,16 @@ pub(super) enum Val {
     Range(Range),
 }
 
-/// Where control leaves, for messages (its span is only computed when one is needed).
-pub(super) type At<'a> = &'a dyn ToTokens;
-
-/// How control leaves an expression.
-pub(super) enum Flow<'a> {
+/// How control leaves an expression (with where it leaves, for messages).
+pub(super) enum Flow {
     /// Normally, with a value.
     Val(Val),
     /// `break 'label value`.
-    Break(Option<String>, Val, At<'a>),
+    Break(Option<String>, Val, Pos),
     /// `continue 'label`.
-    Continue(Option<String>, At<'a>),
+    Continue(Option<String>, Pos),
     /// `return value` (or a `?` that fails).
-    Return(Val, At<'a>),
+    Return(Val, Pos),
     /// The run cannot be followed further.
     Abort,
 }
@@ -186,17 +182,17 @@ pub(super) fn collect_tokens(v: &Val, out: &mut HashSet<usize>) {
 
 /// Whether `pat` matches `v`: `None` when the text does not decide it.
 pub(super) fn pattern_matches(pat: &Pat, v: &Val) -> Option<bool> {
-    match pat {
-        Pat::Wild(_) => Some(true),
-        Pat::Ident(p) if p.subpat.is_none() => Some(true),
-        Pat::Lit(l) => match (&l.lit, v) {
-            (Lit::Int(i), Val::Int(x)) => Some(i.base10_parse::<i128>().ok()? == *x),
-            (Lit::Bool(b), Val::Bool(x)) => Some(b.value == *x),
+    match &pat.kind {
+        PatKind::Wild => Some(true),
+        PatKind::Ident { sub: None, .. } => Some(true),
+        PatKind::Lit(l) => match (l, v) {
+            (Lit::Int { digits, .. }, Val::Int(x)) => Some(digits.parse::<i128>().ok()? == *x),
+            (Lit::Bool(b), Val::Bool(x)) => Some(b == x),
             _ => None,
         },
-        Pat::Or(o) => {
+        PatKind::Or(cases) => {
             let mut any = false;
-            for case in &o.cases {
+            for case in cases {
                 match pattern_matches(case, v) {
                     Some(true) => return Some(true),
                     Some(false) => {}
