@@ -77,7 +77,7 @@ impl fmt::Display for Track {
 }
 
 /// One stage of an mbarrier array, as a span names it ("full[1]").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BarrierStage {
     /// The barrier array.
     pub name: Arc<str>,

@@ -28,15 +28,18 @@ use warpspec_hw::CtaLimits;
 use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
 use crate::launch::{Grid, LaunchError};
-use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves};
+use crate::report::{
+    HostCost, LevelTraffic, MemoryLevel, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves,
+    role_waits,
+};
 
 use super::backend::SimBackend;
 use super::error::SimError;
-use super::lower::Instr;
 use super::machine::Machine;
 use super::memory::MemorySystem;
 use super::occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
 use super::options::{Progress, SimOptions};
+use super::sites::{Queued, SiteCycles, SiteTable};
 use super::sm::{CtaShape, Driver, Env, Place, Sm};
 use super::timing::{ExecPipe, Timing};
 
@@ -69,7 +72,9 @@ pub fn simulate<K: Kernel>(
     let shape = CtaShape::from_spec(spec);
     let ctas_per_sm = occupancy.ctas_per_sm as usize;
     let residents = machine.sm_count.value as usize * ctas_per_sm;
-    let backends: Vec<SimBackend<'_>> = (0..residents).map(|_| SimBackend::new(spec, &timing, opts.compute)).collect();
+    let sites = SiteTable::default();
+    let backends: Vec<SimBackend<'_>> =
+        (0..residents).map(|_| SimBackend::new(spec, &timing, &sites, opts.compute)).collect();
     let smems: Vec<K::Smem> = (0..residents).map(|_| K::Smem::allocate(opts.compute)).collect();
     let cells: Vec<OnceCell<Cta<'_, K>>> = (0..grid.ctas()).map(|_| OnceCell::new()).collect();
     let mut driver = KernelDriver::<K> {
@@ -86,7 +91,16 @@ pub fn simulate<K: Kernel>(
         next: 0,
     };
     let sms = machine.sm_count.value as usize;
-    let run = GpuRun { machine, timing: &timing, shape: &shape, occupancy: &occupancy, ctas: grid.ctas(), clock, sms };
+    let run = GpuRun {
+        machine,
+        timing: &timing,
+        shape: &shape,
+        occupancy: &occupancy,
+        ctas: grid.ctas(),
+        clock,
+        sms,
+        sites: &sites,
+    };
     run.run(opts, &mut driver)
 }
 
@@ -195,7 +209,13 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         Some(cta)
     }
 
-    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
+    fn resume(
+        &mut self,
+        place: Place,
+        instance: usize,
+        release: bool,
+        out: &mut Vec<Queued>,
+    ) -> Result<bool, SimError> {
         let index = self.index(place);
         let backend = &self.backends[index];
         let Some(future) = self.futures[index].get_mut(instance).and_then(Option::as_mut) else { return Ok(true) };
@@ -278,6 +298,8 @@ pub(crate) struct GpuRun<'a> {
     pub clock: f64,
     /// SMs the grid may use (the machine's count for a kernel).
     pub sms: usize,
+    /// The source sites the instructions name.
+    pub sites: &'a SiteTable,
 }
 
 impl GpuRun<'_> {
@@ -381,6 +403,11 @@ impl GpuRun<'_> {
             Unit::L2 => mem.l2.busy / cycles as f64,
             Unit::Hbm => mem.hbm.busy / cycles as f64,
         });
+        let mut site_cycles = SiteCycles::default();
+        for sm in sms {
+            site_cycles.merge(&sm.stats.site_cycles);
+        }
+        let sources = self.sites.report(&site_cycles.0, self.shape);
         let mut roles: Vec<RoleStalls> = self
             .shape
             .roles
@@ -390,6 +417,7 @@ impl GpuRun<'_> {
                 role,
                 warps_per_cta: self.shape.instances.iter().filter(|i| i.role as usize == r).map(|i| i.warps).sum(),
                 cycles: StallCycles::default(),
+                waits: role_waits(&sources, role),
             })
             .collect();
         for sm in sms {
@@ -430,7 +458,21 @@ impl GpuRun<'_> {
             utilisation,
             l2_hits: mem.hits,
             l2_misses: mem.misses,
+            traffic: MemoryLevel::ALL
+                .into_iter()
+                .filter(|&level| level != MemoryLevel::TensorMemory || t.tmem.is_some())
+                .map(|level| LevelTraffic {
+                    level,
+                    bytes: match level {
+                        MemoryLevel::Shared => sms.iter().map(|s| s.stats.smem_bytes + s.stats.tma_bytes).sum(),
+                        MemoryLevel::L2 => mem.l2.bytes,
+                        MemoryLevel::Hbm => mem.hbm.bytes,
+                        MemoryLevel::TensorMemory => sms.iter().map(|s| s.stats.tmem_bytes).sum(),
+                    },
+                })
+                .collect(),
             roles,
+            sources,
             trace,
             host: HostCost { wall, sm_cycles: cycles * sm_count as u64 },
         }

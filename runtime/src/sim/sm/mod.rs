@@ -62,8 +62,8 @@ use crate::dsl::BarrierSlot;
 use crate::report::{Span, StallCycles, StallReason};
 
 use super::error::SimError;
-use super::lower::Instr;
 use super::memory::{MemorySystem, Server};
+use super::sites::{Queued, SiteCycles};
 use super::timing::{ExecPipe, Timing};
 
 pub use scheduler::SchedulerPolicy;
@@ -95,7 +95,8 @@ pub(crate) trait Driver {
     /// Runs instance `instance` of the CTA at `place` to its next wait (`release`: past the
     /// wait it is suspended in), appending its new instructions to `out`. Returns whether the
     /// instance's program has finished.
-    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError>;
+    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Queued>)
+    -> Result<bool, SimError>;
     /// The CTA at `place` has retired.
     fn retire(&mut self, place: Place);
     /// `blockIdx` of CTA `cta`.
@@ -115,6 +116,12 @@ pub(crate) struct SmStats {
     pub mma_fma: u64,
     /// Bytes through the shared-memory port.
     pub smem_bytes: u64,
+    /// Bytes TMA copies wrote into shared memory (loads) or read from it (stores).
+    pub tma_bytes: u64,
+    /// Bytes of tensor-memory accesses (`tcgen05.ld`/`tcgen05.st`).
+    pub tmem_bytes: u64,
+    /// Warp-cycles per stall reason, per source site.
+    pub site_cycles: SiteCycles,
     /// Warp-cycles per stall reason, per role.
     pub role_stalls: Vec<StallCycles>,
     /// CTAs completed.
@@ -208,7 +215,7 @@ pub(crate) struct Sm {
     smem_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
     wake_hint: u64,
-    buf: Vec<Instr>,
+    buf: Vec<Queued>,
     /// Counters.
     pub stats: SmStats,
     /// Trace spans recorded.
@@ -363,6 +370,7 @@ impl Sm {
         let warp = &mut self.warps[w];
         let gate = &mut self.gates[w];
         warp.stalls.add(gate.reason, t.saturating_sub(gate.since));
+        self.stats.site_cycles.add(gate.site, gate.reason, t.saturating_sub(gate.since));
         gate.since = t;
         warp.live = false;
         let (resident, smsp, role) = (warp.resident as usize, warp.smsp as usize, warp.role as usize);

@@ -51,7 +51,7 @@ impl Sm {
         mem: &mut MemorySystem,
         driver: &mut dyn Driver,
     ) -> Result<(), SimError> {
-        let Some(head) = self.warps[w].queue.front().copied() else { return Ok(()) };
+        let Some(head) = self.warps[w].queue.front().map(|q| q.instr) else { return Ok(()) };
         if let Instr::Wait(wait) = head {
             // Testing a wait takes one issue cycle.
             if !self.warps[w].wait_started {
@@ -109,6 +109,7 @@ impl Sm {
             }
             Instr::Tmem { bytes, load, .. } => {
                 let Some(tmem) = timing.tmem else { return Ok(()) };
+                self.stats.tmem_bytes += u64::from(bytes);
                 let port = &mut self.smsps[smsp].tmem_free;
                 *port = port.max(t as f64) + f64::from(bytes) / tmem.bytes_per_clk_per_smsp;
                 if starting && load {

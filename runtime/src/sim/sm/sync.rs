@@ -87,7 +87,7 @@ impl Sm {
         let waiters = std::mem::take(&mut bar.waiters);
         let mut keep = Vec::new();
         for w in waiters {
-            let passes = match self.warps[w as usize].queue.front() {
+            let passes = match self.warps[w as usize].queue.front().map(|q| &q.instr) {
                 Some(Instr::Wait(Wait::Parity { parity, .. })) => {
                     self.residents[resident].mbar(b).bar.parity_passed(*parity)
                 }
@@ -216,7 +216,7 @@ impl Sm {
             .iter()
             .map(|inst| {
                 let warp = self.instance_warps(resident, inst, env).map(|w| &self.warps[w]).find(|w| w.live)?;
-                Some(match warp.queue.front() {
+                Some(match warp.queue.front().map(|q| &q.instr) {
                     Some(Instr::Wait(Wait::Parity { slot: b, parity })) => {
                         let spec = &shape.barriers[b.barrier as usize];
                         let bar = &s.barriers[b.barrier as usize][b.index as usize].bar;
