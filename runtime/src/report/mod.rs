@@ -4,6 +4,8 @@
 //! `Display` (`summary`), and the per-warp timeline ([`Trace`]: typed spans on typed
 //! tracks, rendered as Chrome trace-event JSON, HTML or SVG).
 
+mod chrome;
+mod palette;
 mod source;
 mod stall;
 mod summary;
@@ -16,7 +18,10 @@ use std::time::Duration;
 pub(crate) use source::role_waits;
 pub use source::{RoleWait, SiteOp, SourceSite, WaitTarget};
 pub use stall::{StallCycles, StallReason};
-pub use trace::{Awaited, BarrierStage, Direction, Issued, Span, SpanKind, TmaCopy, Trace, TraceFormat, Track};
+pub use trace::{
+    Awaited, BarrierStage, CycleWindow, Direction, Flow, Issued, SourceLine, Span, SpanKind, TmaCopy, Trace,
+    TraceFormat, TraceMeta, Track,
+};
 pub use traffic::{LevelTraffic, MemoryLevel};
 
 /// A unit whose utilisation a run reports.

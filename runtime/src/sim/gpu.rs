@@ -29,8 +29,8 @@ use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
 use crate::launch::{Grid, LaunchError};
 use crate::report::{
-    HostCost, LevelTraffic, MemoryLevel, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves,
-    role_waits,
+    Flow, HostCost, LevelTraffic, MemoryLevel, RoleStalls, SimReport, Span, StallCycles, Trace, TraceMeta, Unit,
+    Utilisation, Waves, role_waits,
 };
 
 use super::backend::SimBackend;
@@ -100,6 +100,7 @@ pub fn simulate<K: Kernel>(
         clock,
         sms,
         sites: &sites,
+        grid: grid.dims,
     };
     run.run(opts, &mut driver)
 }
@@ -300,6 +301,8 @@ pub(crate) struct GpuRun<'a> {
     pub sms: usize,
     /// The source sites the instructions name.
     pub sites: &'a SiteTable,
+    /// The grid's dimensions.
+    pub grid: [u32; 3],
 }
 
 impl GpuRun<'_> {
@@ -309,11 +312,18 @@ impl GpuRun<'_> {
         let sm_count = self.sms.max(1);
         let ctas_per_sm = self.occupancy.ctas_per_sm.max(1) as usize;
         let trace = opts.trace;
-        let env_plain =
-            Env { timing: self.timing, shape: self.shape, policy: opts.policy, trace_ctas: 0, trace_limit: 0 };
+        let env_plain = Env {
+            timing: self.timing,
+            shape: self.shape,
+            policy: opts.policy,
+            trace_ctas: 0,
+            trace_limit: 0,
+            trace_window: None,
+        };
         let env_traced = Env {
             trace_ctas: trace.map_or(0, |t| t.ctas_per_sm),
             trace_limit: trace.map_or(0, |t| t.max_events_per_sm),
+            trace_window: trace.and_then(|t| t.window),
             ..env_plain
         };
         let traced_sms = trace.map_or(0, |t| t.sms as usize).min(sm_count);
@@ -383,6 +393,39 @@ impl GpuRun<'_> {
         SimError::Deadlock { cycle, deadlock: Deadlock { kernel: self.shape.kernel, block, blocked, finished } }
     }
 
+    /// The timeline recorded on `traced` (the first SMs) of a run of `cycles`.
+    fn trace(&self, traced: &[Sm], env: &Env<'_>, cycles: u64) -> Trace {
+        let mut trace = Trace {
+            meta: TraceMeta {
+                kernel: self.shape.kernel,
+                machine: self.machine.full_name,
+                clock_ghz: self.clock,
+                grid: self.grid,
+                sms: self.sms.max(1) as u32,
+                sms_traced: traced.len() as u32,
+                ctas: self.ctas,
+                ctas_traced: traced.iter().map(|s| s.traced_ctas as usize).sum(),
+                cycles,
+                window: env.trace_window,
+            },
+            ..Trace::default()
+        };
+        for (i, sm) in traced.iter().enumerate() {
+            let base = trace.events.len();
+            trace.events.extend(
+                sm.trace
+                    .iter()
+                    .zip(&sm.trace_sites)
+                    .map(|(span, &site)| Span { source: self.sites.line(site), ..span.clone() }),
+            );
+            trace.flows.extend(sm.trace_flows.iter().map(|f| Flow { from: base + f.from, to: base + f.to }));
+            trace.threads.extend(sm.trace_tracks(env).into_iter().map(|track| (i as u32, track)));
+            trace.dropped += sm.trace_dropped;
+            trace.outside_window += sm.trace_outside;
+        }
+        trace
+    }
+
     fn report(&self, sms: &[Sm], mem: &MemorySystem, traced_sms: usize, env: &Env<'_>, wall: Duration) -> SimReport {
         let t = self.timing;
         let sm_count = sms.len();
@@ -434,15 +477,7 @@ impl GpuRun<'_> {
             tail_ctas: self.ctas % capacity,
             tail_cycles: starved.map_or(0, |s| cycles.saturating_sub(s)),
         };
-        let trace = (traced_sms > 0).then(|| Trace {
-            events: sms[..traced_sms].iter().flat_map(|s| s.trace.iter().cloned()).collect(),
-            threads: sms[..traced_sms]
-                .iter()
-                .enumerate()
-                .flat_map(|(i, s)| s.trace_tracks(env).into_iter().map(move |track| (i as u32, track)))
-                .collect(),
-            dropped: sms[..traced_sms].iter().map(|s| s.trace_dropped).sum(),
-        });
+        let trace = (traced_sms > 0).then(|| self.trace(&sms[..traced_sms], env, cycles));
         SimReport {
             kernel: self.shape.kernel,
             machine: self.machine.full_name,

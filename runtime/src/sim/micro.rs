@@ -151,6 +151,7 @@ pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions
         clock,
         sms,
         sites: &sites,
+        grid: [kernel.ctas as u32, 1, 1],
     };
     run.run(opts, &mut MicroDriver { kernel, next: 0 })
 }

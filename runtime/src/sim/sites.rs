@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::panic::Location;
 
 use crate::dsl::{BarrierSlot, MathKind, Op, Wait};
-use crate::report::{SiteOp, SourceSite, StallCycles, WaitTarget};
+use crate::report::{SiteOp, SourceLine, SourceSite, StallCycles, WaitTarget};
 
 use super::lower::Instr;
 use super::sm::CtaShape;
@@ -136,6 +136,13 @@ impl SiteTable {
         let site = Site(inner.keys.len() as u32);
         inner.ids.insert(key, site);
         site
+    }
+
+    /// The kernel source line of `site`, if it has one.
+    pub(crate) fn line(&self, site: Site) -> Option<SourceLine> {
+        let inner = self.inner.borrow();
+        let key = inner.keys.get((site.0 as usize).checked_sub(1)?)?;
+        Some(SourceLine { file: key.file, line: key.line })
     }
 
     /// The sites with cycles, from per-site cycle counts (indexed by [`Site`]), most stall

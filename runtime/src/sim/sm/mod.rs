@@ -59,11 +59,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::dsl::BarrierSlot;
-use crate::report::{Span, StallCycles, StallReason};
+use crate::report::{CycleWindow, Flow, Span, StallCycles, StallReason};
 
 use super::error::SimError;
 use super::memory::{MemorySystem, Server};
-use super::sites::{Queued, SiteCycles};
+use super::sites::{Queued, Site, SiteCycles};
 use super::timing::{ExecPipe, Timing};
 
 pub use scheduler::SchedulerPolicy;
@@ -144,6 +144,8 @@ pub(crate) struct Env<'a> {
     pub trace_ctas: u32,
     /// Trace events kept at most, per SM.
     pub trace_limit: usize,
+    /// Record only spans overlapping this window.
+    pub trace_window: Option<CycleWindow>,
 }
 
 /// A CTA resident on the SM, and its barriers.
@@ -220,9 +222,16 @@ pub(crate) struct Sm {
     pub stats: SmStats,
     /// Trace spans recorded.
     pub trace: Vec<Span>,
+    /// The source site of each recorded span.
+    pub trace_sites: Vec<Site>,
+    /// Waits linked to the arrivals that released them (indices into `trace`).
+    pub trace_flows: Vec<Flow>,
     /// Trace spans dropped over the limit.
     pub trace_dropped: u64,
-    traced_ctas: u32,
+    /// Trace spans outside the window.
+    pub trace_outside: u64,
+    /// CTAs recorded.
+    pub traced_ctas: u32,
 }
 
 fn ceil(x: f64) -> u64 {
@@ -249,7 +258,10 @@ impl Sm {
             buf: Vec::new(),
             stats: SmStats { role_stalls: vec![StallCycles::default(); env.shape.roles.len()], ..SmStats::default() },
             trace: Vec::new(),
+            trace_sites: Vec::new(),
+            trace_flows: Vec::new(),
             trace_dropped: 0,
+            trace_outside: 0,
             traced_ctas: 0,
         }
     }

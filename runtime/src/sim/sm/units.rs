@@ -153,7 +153,8 @@ impl Sm {
                 self.push_event(land, EventKind::TxLand { resident: resident as u32, generation, barrier, bytes });
                 if traced {
                     let copy = TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) };
-                    self.trace_copy(copy, t, land, env);
+                    let span = self.trace_copy(copy, t, land, env);
+                    self.note_arrival(resident, barrier, span);
                 }
             }
             Instr::TmaStore { bytes, dst } => {
