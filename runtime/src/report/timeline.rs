@@ -1,14 +1,23 @@
 //! A [`Trace`] as a self-contained timeline: one HTML file (inline SVG, CSS and a little
 //! JavaScript; no external resources) or a standalone SVG.
 //!
-//! Each SM is a group of rows: its unit tracks (tensor cores, TMA unit) first, then one row
-//! per warp, grouped by resident CTA and labelled with the warp's role and instance. Spans
-//! overlapping on a track (TMA copies) are stacked in lanes. Spans are coloured by the
-//! category of their kind (without counts, sizes and stages), with waits and syncs in pale
-//! colours; each carries a tooltip (SVG `<title>`) with its name,
-//! start, end and duration in cycles. The HTML page zooms with the mouse wheel and pans by
-//! dragging. At most 50,000 spans are drawn (the earliest-starting ones); the page says how
-//! many were left out, and how many the simulator did not record.
+//! The page opens with a title (kernel, machine, grid, clock and run time, from the trace's
+//! [`TraceMeta`](super::TraceMeta)), a summary line and a note, in red, for everything left
+//! out: SMs and CTAs not recorded, the cycle window ([`TraceMeta::window`](super::TraceMeta):
+//! only it is drawn, spans clipped to it), spans over the drawing limit and spans the
+//! simulator did not record. Each SM is a group of rows: its unit tracks (tensor cores, TMA
+//! unit) first, then one row per warp, grouped by resident CTA and labelled with the warp's
+//! role and instance. Spans overlapping on a track (TMA copies) are stacked in lanes.
+//!
+//! Spans are coloured by the category of their kind (without counts, sizes and stages). The
+//! legend is grouped by barrier: each barrier has one hue pair (`palette`), strong for its
+//! arrivals and commits, pale for the waits on it; other work takes a qualitative palette and
+//! other waits pale greys. Each span carries a tooltip (SVG `<title>`) with its name, start,
+//! end, duration in cycles, track and kernel source line, and a `data-kind` attribute (its
+//! class: `wait`, `sync`, `tensor`, `tma`, `memory`, `compute`). The HTML page zooms with the
+//! mouse wheel and pans by dragging within the window. At most 50,000 spans are drawn (the
+//! earliest-starting ones); the note says how many were left out and from which cycle the
+//! view is incomplete (shaded).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
