@@ -1,17 +1,28 @@
-//! What a timing run reports: [`SimReport`] (time, throughput, unit utilisation, stall
-//! reasons per role, waves) with a terminal summary as its `Display`, and the per-warp
-//! timeline ([`Trace`]: typed spans on typed tracks, rendered as Chrome trace-event JSON,
-//! HTML or SVG).
+//! What a timing run reports: [`SimReport`] (time, throughput, unit utilisation, bytes and
+//! bandwidth per memory level, stall reasons per role with the barriers each role waits on,
+//! the kernel source lines with the most stall cycles, waves) with a terminal summary as its
+//! `Display` (`summary`), and the per-warp timeline ([`Trace`]: typed spans on typed
+//! tracks, rendered as Chrome trace-event JSON, HTML or SVG).
 
+mod chrome;
+mod palette;
+mod source;
 mod stall;
+mod summary;
 mod timeline;
 mod trace;
+mod traffic;
 
-use std::fmt;
 use std::time::Duration;
 
+pub(crate) use source::role_waits;
+pub use source::{RoleWait, SiteOp, SourceSite, WaitTarget};
 pub use stall::{StallCycles, StallReason};
-pub use trace::{Awaited, BarrierStage, Direction, Issued, Span, SpanKind, TmaCopy, Trace, TraceFormat, Track};
+pub use trace::{
+    Awaited, BarrierStage, CycleWindow, Direction, Flow, Issued, SourceLine, Span, SpanKind, TmaCopy, Trace,
+    TraceFormat, TraceMeta, Track,
+};
+pub use traffic::{LevelTraffic, MemoryLevel};
 
 /// A unit whose utilisation a run reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +126,11 @@ pub struct RoleStalls {
     pub warps_per_cta: u32,
     /// Warp-cycles summed over every warp of the role in every CTA.
     pub cycles: StallCycles,
+    /// The same warp-cycles' share spent in waits, per object waited on (mbarrier stage,
+    /// named barrier, MMA groups, stores), most stall cycles first. An mbarrier wait counts
+    /// as `long_scoreboard` in [`RoleStalls::cycles`] (see [`StallReason`]); this tells which
+    /// barrier and stage it was.
+    pub waits: Vec<RoleWait>,
 }
 
 impl RoleStalls {
@@ -191,8 +207,14 @@ pub struct SimReport {
     pub l2_hits: u64,
     /// TMA and global loads that missed in L2.
     pub l2_misses: u64,
+    /// Bytes moved per memory level ([`MemoryLevel::ALL`] order; tensor memory only on
+    /// machines that have it).
+    pub traffic: Vec<LevelTraffic>,
     /// Stall reasons per role, in declaration order.
     pub roles: Vec<RoleStalls>,
+    /// Warp-cycles per kernel source site (line and DSL operation of a role), most stall
+    /// cycles first: the source view.
+    pub sources: Vec<SourceSite>,
     /// The timeline, if tracing was on.
     pub trace: Option<Trace>,
     /// Host-side cost.
@@ -215,59 +237,17 @@ impl SimReport {
     pub fn percent_of_peak(&self) -> f64 {
         if self.peak_tflops > 0.0 { 100.0 * self.tflops() / self.peak_tflops } else { 0.0 }
     }
-}
 
-fn pct(x: f64) -> String {
-    format!("{:5.1}%", 100.0 * x)
-}
+    /// The busiest unit and its utilisation: what bounds a kernel without MMAs (ties go to
+    /// the unit listed first in [`Unit::ALL`]).
+    pub fn bottleneck(&self) -> (Unit, f64) {
+        self.utilisation.iter().fold((Unit::TensorCores, f64::NEG_INFINITY), |best, (unit, busy)| {
+            if busy > best.1 { (unit, busy) } else { best }
+        })
+    }
 
-impl fmt::Display for SimReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let w = &self.waves;
-        writeln!(f, "kernel `{}` on {} ({} SMs at {:.3} GHz)", self.kernel, self.machine, self.sms, self.clock_ghz)?;
-        writeln!(
-            f,
-            "  grid       {} CTAs of {} warps; {} per SM (limited by {}); {:.2} waves, last wave {} CTAs, tail {} cycles",
-            self.ctas, self.warps_per_cta, w.ctas_per_sm, self.occupancy_limiter, w.waves, w.tail_ctas, w.tail_cycles
-        )?;
-        writeln!(f, "  time       {} cycles = {:.3} us", self.cycles, self.seconds() * 1e6)?;
-        writeln!(
-            f,
-            "  tensor     {:.1} TFLOP/s = {:.1}% of the {:.1} TFLOP/s bf16 peak",
-            self.tflops(),
-            self.percent_of_peak(),
-            self.peak_tflops
-        )?;
-        let u = &self.utilisation;
-        let core = [Unit::TensorCores, Unit::Tma, Unit::Issue, Unit::Fma, Unit::Alu, Unit::Mufu, Unit::Lsu, Unit::Smem];
-        let busy: Vec<String> = core.iter().map(|&unit| format!("{} {}", unit.name(), pct(u[unit]))).collect();
-        writeln!(f, "  busy       {}", busy.join("  "))?;
-        let loads = self.l2_hits + self.l2_misses;
-        let hit_rate = if loads > 0 { self.l2_hits as f64 / loads as f64 } else { 0.0 };
-        writeln!(
-            f,
-            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads",
-            pct(u[Unit::L2]),
-            pct(u[Unit::Hbm]),
-            pct(hit_rate)
-        )?;
-        writeln!(f, "  stalls     share of each role's warp-cycles:")?;
-        for role in &self.roles {
-            let parts = role.ranked();
-            if parts.is_empty() {
-                continue;
-            }
-            let shown: Vec<String> = parts.iter().map(|(r, share)| format!("{r} {:.1}%", 100.0 * share)).collect();
-            writeln!(f, "    {:<12} ({} warps/CTA) {}", role.role, role.warps_per_cta, shown.join(", "))?;
-        }
-        if let Some(trace) = &self.trace {
-            writeln!(f, "  trace      {} spans ({} dropped over the limit)", trace.events.len(), trace.dropped)?;
-        }
-        write!(
-            f,
-            "  host       {:.3} s, {:.3e} simulated SM-cycles/s",
-            self.host.wall.as_secs_f64(),
-            self.host.sm_cycles_per_second()
-        )
+    /// Bandwidth of `level` in GB/s at the simulated clock (0 if the run did not count it).
+    pub fn gb_per_s(&self, level: MemoryLevel) -> f64 {
+        self.traffic.iter().find(|t| t.level == level).map_or(0.0, |t| t.gb_per_s(self.seconds()))
     }
 }

@@ -27,9 +27,26 @@ use std::fmt;
 /// | its next instruction is a global load or store and the LSU pipe's MIO queue is full | [`LgThrottle`](Self::LgThrottle) |
 /// | its instruction queue is empty but its role program has not finished (a role future that suspended outside a barrier wait) | [`NoInstruction`](Self::NoInstruction) |
 ///
-/// Two choices are the model's, not Nsight's documentation: `mbarrier` waits are counted as
-/// `long_scoreboard` (the `SYNCS` try-wait result returns through the memory pipeline), and
-/// `wgmma.wait_group` as `wait` (a dependency barrier on the tensor pipe, not on memory).
+/// Two choices are the model's, not Nsight's documentation:
+///
+/// - **`mbarrier` waits count as `long_scoreboard`.** Nsight Compute's Profiling Guide
+///   ("Warp Stall Reasons", <https://docs.nvidia.com/nsight-compute/ProfilingGuide/>) defines
+///   `long_scoreboard` as waiting on a scoreboard dependency of an L1TEX operation,
+///   `barrier` as waiting for sibling warps at a CTA barrier (`BAR`, which is how named
+///   barriers are counted here), and `sleeping` as all the warp's threads blocked, yielded
+///   or asleep. `mbarrier.try_wait.parity` (PTX ISA, "mbarrier.test_wait/try_wait";
+///   <https://nvidia.github.io/cccl/libcudacxx/ptx/instructions/mbarrier_try_wait.html>) is
+///   not a `BAR`: it compiles to `SYNCS.PHASECHK.TRANS64.TRYWAIT`, whose predicate returns
+///   through the memory pipeline's scoreboard, and a branch that retries. No NVIDIA
+///   document we found names the category of a `SYNCS` wait, so the model keeps
+///   `long_scoreboard` (on hardware, a try-wait given a suspend-time hint may show as
+///   `sleeping` instead). Because that category also holds global loads, the report puts
+///   beside it which barrier and stage each wait was on:
+///   [`RoleStalls::waits`](super::RoleStalls::waits) per role and
+///   [`SourceSite`](super::SourceSite) per kernel line.
+/// - **`wgmma.wait_group` counts as `wait`**: a dependency barrier on the tensor pipe, not
+///   on memory.
+///
 /// Exited warps are not counted, as Nsight samples only active warps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StallReason {

@@ -1,19 +1,29 @@
 //! A [`Trace`] as a self-contained timeline: one HTML file (inline SVG, CSS and a little
 //! JavaScript; no external resources) or a standalone SVG.
 //!
-//! Each SM is a group of rows: its unit tracks (tensor cores, TMA unit) first, then one row
-//! per warp, grouped by resident CTA and labelled with the warp's role and instance. Spans
-//! overlapping on a track (TMA copies) are stacked in lanes. Spans are coloured by the
-//! category of their kind (without counts, sizes and stages), with waits and syncs in pale
-//! colours; each carries a tooltip (SVG `<title>`) with its name,
-//! start, end and duration in cycles. The HTML page zooms with the mouse wheel and pans by
-//! dragging. At most 50,000 spans are drawn (the earliest-starting ones); the page says how
-//! many were left out, and how many the simulator did not record.
+//! The page opens with a title (kernel, machine, grid, clock and run time, from the trace's
+//! [`TraceMeta`](super::TraceMeta)), a summary line and a note, in red, for everything left
+//! out: SMs and CTAs not recorded, the cycle window ([`TraceMeta::window`](super::TraceMeta):
+//! only it is drawn, spans clipped to it), spans over the drawing limit and spans the
+//! simulator did not record. Each SM is a group of rows: its unit tracks (tensor cores, TMA
+//! unit) first, then one row per warp, grouped by resident CTA and labelled with the warp's
+//! role and instance. Spans overlapping on a track (TMA copies) are stacked in lanes.
+//!
+//! Spans are coloured by the category of their kind (without counts, sizes and stages). The
+//! legend is grouped by barrier: each barrier has one hue pair (`palette`), strong for its
+//! arrivals and commits, pale for the waits on it; other work takes a qualitative palette and
+//! other waits pale greys. Each span carries a tooltip (SVG `<title>`) with its name, start,
+//! end, duration in cycles, track and kernel source line, and a `data-kind` attribute (its
+//! class: `wait`, `sync`, `tensor`, `tma`, `memory`, `compute`). The HTML page zooms with the
+//! mouse wheel and pans by dragging within the window. At most 50,000 spans are drawn (the
+//! earliest-starting ones); the note says how many were left out and from which cycle the
+//! view is incomplete (shaded).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use super::trace::{Span, Trace, Track};
+use super::palette::grouped_colours;
+use super::trace::{CycleWindow, Span, Trace, Track};
 
 /// Spans drawn at most.
 const MAX_DRAWN_SPANS: usize = 50_000;
@@ -38,17 +48,6 @@ const MAX_LEGEND: usize = 48;
 /// Characters of a row label at most (the whole name is in its tooltip).
 const MAX_LABEL_CHARS: usize = 52;
 
-/// Colours of working spans.
-const WORK_COLOURS: [&str; 18] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#1f77b4",
-    "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
-];
-/// Colours of waits and syncs: pale, so that the work stands out.
-const WAIT_COLOURS: [&str; 14] = [
-    "#d4d4d4", "#c6dbef", "#fdd0a2", "#ccebc5", "#e5d8bd", "#fbcfe0", "#dadaeb", "#fff2ae", "#b3e2cd", "#f2f2c4",
-    "#c9e4f5", "#f5d5c8", "#e0d4ec", "#d6ead1",
-];
-
 const STYLE: &str = "\
 text{fill:#222}\
 .page{fill:#fff}\
@@ -70,9 +69,9 @@ const SCRIPT: &str = r"(function () {
   var NS = 'http://www.w3.org/2000/svg';
   var plot = document.getElementById('plot'), axis = document.getElementById('axis');
   var grid = document.getElementById('grid');
-  var T = +plot.getAttribute('data-end'), H = +plot.getAttribute('height');
+  var S = +plot.getAttribute('data-start'), T = +plot.getAttribute('data-end'), H = +plot.getAttribute('height');
   var PX = +plot.getAttribute('x'), PW = +plot.getAttribute('width'), AY = +axis.getAttribute('data-y');
-  var v0 = 0, v1 = T, drag = null;
+  var v0 = S, v1 = T, drag = null;
   function label(v) {
     if (v >= 1e6 && v % 1e6 === 0) return v / 1e6 + 'M';
     if (v >= 1e3 && v % 1e3 === 0) return v / 1e3 + 'k';
@@ -84,9 +83,9 @@ const SCRIPT: &str = r"(function () {
     return Math.max(1, Math.round(s));
   }
   function clamp() {
-    if (v0 < 0) { v1 -= v0; v0 = 0; }
+    if (v0 < S) { v1 += S - v0; v0 = S; }
     if (v1 > T) { v0 -= v1 - T; v1 = T; }
-    if (v0 < 0) v0 = 0;
+    if (v0 < S) v0 = S;
   }
   function draw() {
     plot.setAttribute('viewBox', v0 + ' 0 ' + (v1 - v0) + ' ' + H);
@@ -112,7 +111,7 @@ const SCRIPT: &str = r"(function () {
   plot.addEventListener('wheel', function (e) {
     e.preventDefault();
     var c = at(e), f = (c - v0) / (v1 - v0);
-    var w = Math.min(T, Math.max(10, (v1 - v0) * (e.deltaY > 0 ? 1.25 : 0.8)));
+    var w = Math.min(T - S, Math.max(10, (v1 - v0) * (e.deltaY > 0 ? 1.25 : 0.8)));
     v0 = c - f * w; v1 = v0 + w; clamp(); draw();
   }, { passive: false });
   plot.addEventListener('mousedown', function (e) {
@@ -125,7 +124,7 @@ const SCRIPT: &str = r"(function () {
     v0 = drag.v0 - d; v1 = drag.v1 - d; clamp(); draw();
   });
   window.addEventListener('mouseup', function () { drag = null; });
-  plot.addEventListener('dblclick', function () { v0 = 0; v1 = T; draw(); });
+  plot.addEventListener('dblclick', function () { v0 = S; v1 = T; draw(); });
 })();
 ";
 
@@ -136,7 +135,9 @@ impl Trace {
         let svg = render(self, MAX_DRAWN_SPANS);
         let mut out = String::with_capacity(svg.len() + SCRIPT.len() + 512);
         out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-        out.push_str("<title>warpspec timeline</title>\n<style>");
+        out.push_str("<title>");
+        escape(&mut out, &title(self));
+        out.push_str("</title>\n<style>");
         out.push_str("body{margin:8px;font-family:sans-serif;background:#fff}p.hint{margin:0 0 4px 12px;");
         out.push_str("color:#666;font-size:12px}</style>\n</head>\n<body>\n<p class=\"hint\">Hover a span for its ");
         out.push_str("name and cycles. Over the timeline: wheel to zoom, drag to pan, double-click to reset.</p>\n");
@@ -180,37 +181,6 @@ fn escaped(s: &str) -> String {
     out
 }
 
-/// FNV-1a of `s`.
-fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// A colour for each category (sorted by name, each marked whether it is a wait): a palette
-/// entry picked by hash, the next free one on a collision, a hashed hue once the palette is
-/// used up.
-fn colours(categories: &[(String, bool)]) -> Vec<String> {
-    let mut used_work = [false; WORK_COLOURS.len()];
-    let mut used_wait = [false; WAIT_COLOURS.len()];
-    categories
-        .iter()
-        .map(|(c, wait)| {
-            let h = hash(c);
-            let (palette, used): (&[&str], &mut [bool]) =
-                if *wait { (&WAIT_COLOURS, &mut used_wait) } else { (&WORK_COLOURS, &mut used_work) };
-            let n = palette.len();
-            let free = (0..n).map(|k| (h as usize + k) % n).find(|&i| !used[i]);
-            match free {
-                Some(i) => {
-                    used[i] = true;
-                    palette[i].to_string()
-                }
-                None if *wait => format!("hsl({},60%,85%)", h % 360),
-                None => format!("hsl({},55%,50%)", h % 360),
-            }
-        })
-        .collect()
-}
-
 /// Tick spacing for about ten ticks over `range` cycles: 1, 2 or 5 times a power of ten.
 fn tick_step(range: u64) -> u64 {
     let raw = range as f64 / 10.0;
@@ -246,6 +216,52 @@ fn thousands(n: u64) -> String {
 /// `s` cut to `max` characters, with an ellipsis if cut.
 fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max { s.to_string() } else { s.chars().take(max - 1).chain(['…']).collect() }
+}
+
+/// The timeline's title: kernel, machine, grid and clock, as far as the trace knows them.
+fn title(trace: &Trace) -> String {
+    let m = &trace.meta;
+    if m.kernel.is_empty() {
+        return "warpspec timeline".to_string();
+    }
+    let [x, y, z] = m.grid;
+    let mut t = format!("`{}` on {}: grid {x}x{y}x{z} ({} CTAs)", m.kernel, m.machine, thousands(m.ctas as u64));
+    if m.clock_ghz > 0.0 {
+        let _ = write!(
+            t,
+            " at {:.3} GHz, {} cycles = {:.3} us",
+            m.clock_ghz,
+            thousands(m.cycles),
+            m.cycles as f64 / (m.clock_ghz * 1e3)
+        );
+    }
+    t
+}
+
+/// Notes on what the trace leaves out: SMs and CTAs not recorded, the window, spans the
+/// simulator did not record.
+fn coverage_notes(trace: &Trace) -> Vec<String> {
+    let m = &trace.meta;
+    let mut notes = Vec::new();
+    if m.sms > m.sms_traced || m.ctas > m.ctas_traced {
+        notes.push(format!(
+            "Recorded {} of {} SMs and {} of {} CTAs; the rest ran but are not shown.",
+            m.sms_traced,
+            m.sms,
+            thousands(m.ctas_traced as u64),
+            thousands(m.ctas as u64)
+        ));
+    }
+    if let Some(w) = m.window {
+        notes.push(format!(
+            "Window: cycles {} to {} of the run's {}; {} spans outside it were not recorded.",
+            thousands(w.start),
+            thousands(w.end),
+            thousands(m.cycles),
+            thousands(trace.outside_window)
+        ));
+    }
+    notes
 }
 
 /// One row of the timeline.
@@ -287,9 +303,15 @@ impl Row {
 
 /// The timeline as an SVG element, drawing at most `cap` spans.
 fn render(trace: &Trace, cap: usize) -> String {
-    // Which spans are drawn: all, or the `cap` earliest-starting ones.
-    let total = trace.events.len();
-    let mut drawn: Vec<usize> = (0..total).collect();
+    // The cycles drawn: the trace's window, or the whole run.
+    let last = trace.events.iter().map(|e| e.end).max().unwrap_or(0);
+    let window = trace.meta.window.unwrap_or(CycleWindow { start: 0, end: last.max(1) });
+    let (w0, end) = (window.start, window.end.max(window.start + 1));
+    // Which spans are drawn: those in the window, or the `cap` earliest-starting of them.
+    let in_window: Vec<usize> =
+        (0..trace.events.len()).filter(|&i| window.overlaps(trace.events[i].start, trace.events[i].end)).collect();
+    let total = in_window.len();
+    let mut drawn = in_window;
     let mut cut_at = None;
     if total > cap {
         drawn.sort_by_key(|&i| (trace.events[i].start, trace.events[i].end));
@@ -298,23 +320,34 @@ fn render(trace: &Trace, cap: usize) -> String {
     }
     let not_drawn = total - drawn.len();
 
-    // Categories: counts and cycles over all spans; colours by name, legend by cycles.
-    let mut by_name: BTreeMap<(String, bool), (u64, u64)> = BTreeMap::new();
-    let mut event_category: Vec<String> = Vec::with_capacity(total);
+    // Categories: counts and cycles over all spans; colours by barrier and name, legend
+    // grouped by barrier, by cycles within a group.
+    let mut by_name: BTreeMap<(String, bool), (u64, u64, Option<String>)> = BTreeMap::new();
+    let mut event_category: Vec<String> = Vec::with_capacity(trace.events.len());
     for e in &trace.events {
         let c = e.kind.category();
         let entry = by_name.entry((c.clone(), e.kind.is_wait())).or_default();
         entry.0 += 1;
         entry.1 += e.end - e.start;
+        // A TMA load names its barrier per copy; its category groups all of them.
+        if !c.starts_with("TMA") {
+            entry.2 = e.kind.barrier().map(str::to_string);
+        }
         event_category.push(c);
     }
-    let categories: Vec<(String, bool)> = by_name.keys().cloned().collect();
-    let palette = colours(&categories);
-    let names: Vec<&str> = categories.iter().map(|(c, _)| c.as_str()).collect();
+    let categories: Vec<(String, bool, Option<String>)> =
+        by_name.iter().map(|((c, wait), v)| (c.clone(), *wait, v.2.clone())).collect();
+    let palette = grouped_colours(&categories);
+    let names: Vec<&str> = categories.iter().map(|(c, ..)| c.as_str()).collect();
     let class_of: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let mut legend: Vec<(usize, u64, u64)> =
-        by_name.values().enumerate().map(|(i, &(count, cycles))| (i, count, cycles)).collect();
-    legend.sort_by_key(|&(i, count, cycles)| (std::cmp::Reverse(cycles), std::cmp::Reverse(count), i));
+    let mut legend: Vec<(Option<&str>, usize, u64, u64)> = by_name
+        .values()
+        .enumerate()
+        .map(|(i, (count, cycles, barrier))| (barrier.as_deref(), i, *count, *cycles))
+        .collect();
+    legend.sort_by_key(|&(barrier, i, count, cycles)| {
+        (barrier.is_some(), barrier, std::cmp::Reverse(cycles), std::cmp::Reverse(count), i)
+    });
 
     // Rows, ordered by SM, then unit tracks before warps, then resident CTA and warp.
     let mut tracks: BTreeMap<(u32, Track), Row> = BTreeMap::new();
@@ -333,20 +366,20 @@ fn render(trace: &Trace, cap: usize) -> String {
         }
     }
     tracks.values_mut().for_each(|t| t.assign_lanes(&trace.events));
-    let end = trace.events.iter().map(|e| e.end).max().unwrap_or(0).max(1);
 
     // Header: title, summary, notes, legend.
     let mut head = String::new();
     let mut y = 22.0;
-    let _ = writeln!(head, "<text class=\"h1\" x=\"12\" y=\"{y}\">warpspec timeline</text>");
+    let _ = writeln!(head, "<text class=\"h1\" x=\"12\" y=\"{y}\">{}</text>", escaped(&title(trace)));
     y += 18.0;
     let sms = tracks.keys().map(|k| k.0).collect::<std::collections::BTreeSet<_>>().len();
     let summary = format!(
-        "{} spans on {} tracks of {} SM{}, cycles 0 to {}",
+        "{} spans on {} tracks of {} SM{}, cycles {} to {}",
         thousands(total as u64),
         tracks.len(),
         sms,
         if sms == 1 { "" } else { "s" },
+        thousands(w0),
         thousands(end)
     );
     let _ = writeln!(head, "<text x=\"12\" y=\"{y}\">{}</text>", escaped(&summary));
@@ -354,6 +387,7 @@ fn render(trace: &Trace, cap: usize) -> String {
     if total == 0 {
         notes.push("The trace is empty.".to_string());
     }
+    notes.extend(coverage_notes(trace));
     if let Some(cut) = cut_at {
         notes.push(format!(
             "{} spans not drawn (over the limit of {} drawn spans): the view is complete up to cycle {} \
@@ -378,7 +412,21 @@ fn render(trace: &Trace, cap: usize) -> String {
     if !legend.is_empty() {
         y += 6.0;
         head.push_str("<g class=\"legend\">\n");
-        for (shown, &(i, count, cycles)) in legend.iter().enumerate() {
+        let mut group = None;
+        for (shown, &(barrier, i, count, cycles)) in legend.iter().enumerate() {
+            if shown == 0 || barrier != group {
+                group = barrier;
+                if shown > 0 {
+                    x = 12.0;
+                    y += 16.0;
+                }
+                let label = match barrier {
+                    Some(b) => format!("barrier {b}:"),
+                    None => "units and instructions:".to_string(),
+                };
+                let _ = writeln!(head, "<text class=\"cta\" x=\"{x}\" y=\"{}\">{}</text>", y + 9.0, escaped(&label));
+                x += 6.6 * label.chars().count() as f64 + 12.0;
+            }
             let text = if shown == MAX_LEGEND {
                 format!("and {} more categories", legend.len() - MAX_LEGEND)
             } else {
@@ -415,10 +463,10 @@ fn render(trace: &Trace, cap: usize) -> String {
     let top = axis_y + 8.0;
     let mut axis = format!("<text x=\"12\" y=\"{axis_y}\" class=\"cta\">cycle</text>\n");
     let _ = writeln!(axis, "<g id=\"axis\" data-y=\"{axis_y}\">");
-    let step = tick_step(end);
-    let ticks: Vec<u64> = (0..=end / step).map(|k| k * step).collect();
+    let step = tick_step(end - w0);
+    let ticks: Vec<u64> = (w0.div_ceil(step)..=end / step).map(|k| k * step).collect();
     for &t in &ticks {
-        let tx = PLOT_X + t as f64 / end as f64 * PLOT_W;
+        let tx = PLOT_X + (t - w0) as f64 / (end - w0) as f64 * PLOT_W;
         let _ = writeln!(axis, "<text class=\"tick\" x=\"{tx:.1}\" y=\"{axis_y}\">{}</text>", tick_label(t));
     }
     axis.push_str("</g>\n");
@@ -436,8 +484,11 @@ fn render(trace: &Trace, cap: usize) -> String {
             last_sm = Some(pid);
             last_resident = None;
             let name = format!("SM {pid}");
-            let _ =
-                writeln!(bands, "<rect class=\"smband\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{SM_ROW_H}\"/>");
+            let _ = writeln!(
+                bands,
+                "<rect class=\"smband\" x=\"{w0}\" y=\"{ry}\" width=\"{}\" height=\"{SM_ROW_H}\"/>",
+                end - w0
+            );
             let _ = writeln!(
                 labels,
                 "<rect class=\"smband\" x=\"4\" y=\"{}\" width=\"{}\" height=\"{SM_ROW_H}\"/>\
@@ -451,8 +502,11 @@ fn render(trace: &Trace, cap: usize) -> String {
         }
         if resident.is_some() && resident != last_resident {
             last_resident = resident;
-            let _ =
-                writeln!(bands, "<rect class=\"ctaband\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{CTA_ROW_H}\"/>");
+            let _ = writeln!(
+                bands,
+                "<rect class=\"ctaband\" x=\"{w0}\" y=\"{ry}\" width=\"{}\" height=\"{CTA_ROW_H}\"/>",
+                end - w0
+            );
             let _ = writeln!(
                 labels,
                 "<text class=\"cta\" x=\"18\" y=\"{}\">resident CTA {}</text>",
@@ -463,7 +517,8 @@ fn render(trace: &Trace, cap: usize) -> String {
         }
         let h = track.height();
         if row % 2 == 1 {
-            let _ = writeln!(bands, "<rect class=\"stripe\" x=\"0\" y=\"{ry}\" width=\"{end}\" height=\"{h}\"/>");
+            let _ =
+                writeln!(bands, "<rect class=\"stripe\" x=\"{w0}\" y=\"{ry}\" width=\"{}\" height=\"{h}\"/>", end - w0);
         }
         let indent = if resident.is_some() { 30.0 } else { 18.0 };
         let _ = writeln!(
@@ -477,22 +532,29 @@ fn render(trace: &Trace, cap: usize) -> String {
             let e = &trace.events[i];
             let sy = ry + TRACK_PAD + lane as f64 * LANE_H + 1.0;
             let class = class_of.get(event_category[i].as_str()).copied().unwrap_or(0);
+            // Clipped to the window.
+            let (x0, x1) = (e.start.max(w0), e.end.min(end).max(e.start.max(w0)));
             let _ = write!(
                 spans,
-                "<rect class=\"c{class}\" x=\"{}\" y=\"{sy}\" width=\"{}\" height=\"{}\"><title>",
-                e.start,
-                e.end - e.start,
+                "<rect class=\"c{class}\" data-kind=\"{}\" x=\"{x0}\" y=\"{sy}\" width=\"{}\" height=\"{}\"><title>",
+                e.kind.class(),
+                x1 - x0,
                 LANE_H - 2.0
             );
             escape(&mut spans, &e.kind.to_string());
-            let _ = writeln!(
+            let _ = write!(
                 spans,
-                "\nstart {}, end {}: {} cycles\n{}</title></rect>",
+                "\nstart {}, end {}: {} cycles\n{}",
                 e.start,
                 e.end,
                 e.end - e.start,
                 escaped(&track.label)
             );
+            if let Some(source) = e.source {
+                spans.push('\n');
+                escape(&mut spans, &source.to_string());
+            }
+            spans.push_str("</title></rect>\n");
         }
         ry += h;
     }
@@ -520,9 +582,10 @@ fn render(trace: &Trace, cap: usize) -> String {
     let _ = writeln!(
         out,
         "<svg id=\"plot\" x=\"{PLOT_X}\" y=\"{top}\" width=\"{PLOT_W}\" height=\"{rows_h}\" \
-         viewBox=\"0 0 {end} {rows_h}\" preserveAspectRatio=\"none\" data-end=\"{end}\">"
+         viewBox=\"{w0} 0 {} {rows_h}\" preserveAspectRatio=\"none\" data-start=\"{w0}\" data-end=\"{end}\">",
+        end - w0
     );
-    let _ = writeln!(out, "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"{end}\" height=\"{rows_h}\"/>");
+    let _ = writeln!(out, "<rect class=\"bg\" x=\"{w0}\" y=\"0\" width=\"{}\" height=\"{rows_h}\"/>", end - w0);
     out.push_str(&bands);
     out.push_str("<g id=\"grid\">\n");
     for &t in &ticks {
@@ -543,6 +606,7 @@ fn render(trace: &Trace, cap: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::palette::{WAIT_COLOURS, WORK_COLOURS, colours};
     use super::super::trace::tests::sample;
     use super::*;
 
@@ -634,6 +698,25 @@ mod tests {
         assert!(svg.contains("complete up to cycle 10"));
         assert!(svg.contains("<rect class=\"cut\" x=\"10\""));
         assert!(svg.contains("1,234 spans dropped by the simulator"));
+    }
+
+    #[test]
+    fn title_window_notes_and_barrier_groups() {
+        let mut trace = sample();
+        trace.meta.window = Some(CycleWindow { start: 50, end: 310 });
+        trace.outside_window = 3;
+        let html = trace.to_html();
+        check_tags(&html);
+        assert!(html.contains("<title>`sample` on test machine: grid 2x1x1 (8 CTAs) at 2.000 GHz"), "{html}");
+        assert!(html.contains("Recorded 1 of 4 SMs and 2 of 8 CTAs"));
+        assert!(html.contains("Window: cycles 50 to 310 of the run&#39;s 420; 3 spans outside it"));
+        assert!(html.contains("data-start=\"50\" data-end=\"310\"") && html.contains("viewBox=\"50 0 260 "));
+        // The span from 0 to 301 is clipped to start at 50; those ending by 50 or starting
+        // at 400 are not drawn.
+        assert!(html.contains("x=\"50\" y=") && spans(&html) == 5, "{html}");
+        assert!(html.contains(">barrier empty:<") && html.contains(">units and instructions:<"));
+        // A barrier's wait takes the pale colour of its pair.
+        assert!(html.contains("fill:#aec7e8") || html.contains("fill:#ffbb78"), "{html}");
     }
 
     #[test]

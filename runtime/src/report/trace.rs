@@ -1,15 +1,14 @@
 //! Per-warp timelines in simulated cycles: a [`Trace`] of typed [`Span`]s on typed
-//! [`Track`]s, with three renderers — Chrome trace-event JSON ([`Trace::to_chrome_json`],
-//! here), a self-contained HTML page and a standalone SVG (`timeline`) — and
-//! [`Trace::write`], which picks the renderer from a file's extension.
+//! [`Track`]s, with [`Flow`]s from each arrival to the wait it releases and a [`TraceMeta`]
+//! saying what was run and what was recorded; three renderers — Chrome trace-event JSON
+//! ([`Trace::to_chrome_json`], `chrome`), a self-contained HTML page and a standalone SVG
+//! (`timeline`) — and [`Trace::write`], which picks the renderer from a file's extension.
 //!
 //! Each SM has two unit tracks, the tensor cores (busy spans of each MMA group) and the TMA
 //! unit (each copy, from issue to landing; copies overlap), and one track per warp of each
 //! CTA resident on it. A span says what happened as a [`SpanKind`], mirroring the model's
 //! instructions and waits; its label is the kind's `Display`.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fmt;
 use std::io;
 use std::path::Path;
@@ -77,7 +76,7 @@ impl fmt::Display for Track {
 }
 
 /// One stage of an mbarrier array, as a span names it ("full[1]").
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BarrierStage {
     /// The barrier array.
     pub name: Arc<str>,
@@ -272,6 +271,59 @@ impl SpanKind {
     }
 }
 
+impl SpanKind {
+    /// The mbarrier stage the span arrives on, waits on or completes bytes on.
+    pub fn stage(&self) -> Option<&BarrierStage> {
+        match self {
+            SpanKind::Issued(Issued::MmaCommit { barrier } | Issued::Arrive { barrier })
+            | SpanKind::Issued(Issued::Tma(TmaCopy::Load { barrier, .. }))
+            | SpanKind::Copy(TmaCopy::Load { barrier, .. })
+            | SpanKind::Wait(Awaited::Phase { barrier, .. }) => Some(barrier),
+            _ => None,
+        }
+    }
+
+    /// The barrier the span involves: an mbarrier array ([`SpanKind::stage`]'s name) or a
+    /// named barrier.
+    pub fn barrier(&self) -> Option<&str> {
+        match self {
+            SpanKind::Issued(Issued::NamedArrive { name }) | SpanKind::Wait(Awaited::NamedSync { name }) => Some(name),
+            other => other.stage().map(|s| &*s.name),
+        }
+    }
+
+    /// The parity a phase wait waited with.
+    pub fn parity(&self) -> Option<u32> {
+        match self {
+            SpanKind::Wait(Awaited::Phase { parity, .. }) => Some(*parity),
+            _ => None,
+        }
+    }
+
+    /// Bytes a copy moves.
+    pub fn bytes(&self) -> Option<u32> {
+        match self {
+            SpanKind::Issued(Issued::Tma(copy)) | SpanKind::Copy(copy) => match copy {
+                TmaCopy::Load { bytes, .. } | TmaCopy::Store { bytes } => Some(*bytes),
+            },
+            _ => None,
+        }
+    }
+
+    /// A coarse class for viewers' categories: `wait`, `sync` (arrivals and commits),
+    /// `tensor`, `tma`, `memory` or `compute`.
+    pub fn class(&self) -> &'static str {
+        match self {
+            SpanKind::Wait(_) => "wait",
+            SpanKind::Issued(Issued::Arrive { .. } | Issued::NamedArrive { .. } | Issued::MmaCommit { .. }) => "sync",
+            SpanKind::MmaGroup { .. } | SpanKind::Issued(Issued::Wgmma { .. } | Issued::Tcgen05Mma { .. }) => "tensor",
+            SpanKind::Copy(_) | SpanKind::Issued(Issued::Tma(_)) => "tma",
+            SpanKind::Issued(Issued::Shared { .. } | Issued::Global { .. } | Issued::Tmem { .. }) => "memory",
+            SpanKind::Issued(Issued::Exec { .. }) => "compute",
+        }
+    }
+}
+
 impl TmaCopy {
     fn category(&self) -> &'static str {
         match self {
@@ -329,6 +381,80 @@ impl fmt::Display for SpanKind {
     }
 }
 
+/// A kernel source line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLine {
+    /// The file.
+    pub file: &'static str,
+    /// The line.
+    pub line: u32,
+}
+
+impl fmt::Display for SourceLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// A window of cycles, `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CycleWindow {
+    /// First cycle.
+    pub start: u64,
+    /// Cycle after the last.
+    pub end: u64,
+}
+
+impl CycleWindow {
+    /// Whether `[start, end)` shares a cycle with the window (an empty span at a cycle of the
+    /// window counts).
+    pub fn overlaps(&self, start: u64, end: u64) -> bool {
+        start < self.end && (end > self.start || (end == start && start >= self.start))
+    }
+}
+
+impl fmt::Display for CycleWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// A causal link: the span `from` (an `mbarrier.arrive`, a `tcgen05.commit` or a TMA
+/// load's copy) is the latest arrival recorded on the barrier stage whose phase the wait
+/// `to` passed. Both are indices into [`Trace::events`], on the same SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    /// The releasing span.
+    pub from: usize,
+    /// The wait it released.
+    pub to: usize,
+}
+
+/// What was run, and which part of it the trace recorded.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceMeta {
+    /// The kernel.
+    pub kernel: &'static str,
+    /// The machine's name.
+    pub machine: &'static str,
+    /// The simulated clock, GHz (0: unknown).
+    pub clock_ghz: f64,
+    /// The grid, `[x, y, z]` CTAs.
+    pub grid: [u32; 3],
+    /// SMs the run used.
+    pub sms: u32,
+    /// SMs recorded (the first ones).
+    pub sms_traced: u32,
+    /// CTAs of the grid.
+    pub ctas: usize,
+    /// CTAs recorded.
+    pub ctas_traced: usize,
+    /// Cycles of the whole run.
+    pub cycles: u64,
+    /// Only spans overlapping this window were recorded, and only it is drawn.
+    pub window: Option<CycleWindow>,
+}
+
 /// One span of a timeline: `[start, end)` on a track of an SM.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
@@ -342,18 +468,20 @@ pub struct Span {
     pub start: u64,
     /// Cycle after the last.
     pub end: u64,
+    /// The kernel source line of the instruction or wait, if known.
+    pub source: Option<SourceLine>,
 }
 
 impl Span {
     /// A span `[start, end)` of `kind` on `track` of SM `sm` (an `end` before `start` is
-    /// taken as `start`).
+    /// taken as `start`), with no source line.
     pub fn new(sm: u32, track: Track, kind: SpanKind, start: u64, end: u64) -> Self {
-        Span { sm, track, kind, start, end: end.max(start) }
+        Span { sm, track, kind, start, end: end.max(start), source: None }
     }
 }
 
 /// A recorded timeline.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
     /// The spans, per SM in time order of completion.
     pub events: Vec<Span>,
@@ -361,6 +489,12 @@ pub struct Trace {
     pub threads: Vec<(u32, Track)>,
     /// Spans not recorded because the event limit was reached.
     pub dropped: u64,
+    /// Spans not recorded because they lay outside [`TraceMeta::window`].
+    pub outside_window: u64,
+    /// Arrivals and the waits they released.
+    pub flows: Vec<Flow>,
+    /// What was run and recorded.
+    pub meta: TraceMeta,
 }
 
 /// The renderings a trace can be written as.
@@ -395,26 +529,6 @@ impl TraceFormat {
     }
 }
 
-/// Appends `s` to `out` as a JSON string literal.
-fn json_string(out: &mut String, s: &str) {
-    use std::fmt::Write as _;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 impl Trace {
     /// The trace rendered in `format`.
     pub fn render(&self, format: TraceFormat) -> String {
@@ -441,20 +555,6 @@ impl Trace {
         self.write_as(path, format)
     }
 
-    /// Perfetto thread ids: each track's position among its SM's tracks.
-    fn thread_ids(&self) -> HashMap<(u32, Track), u32> {
-        let mut per_sm: HashMap<u32, u32> = HashMap::new();
-        let mut ids = HashMap::new();
-        for key in self.tracks() {
-            if let Entry::Vacant(vacant) = ids.entry(key) {
-                let next = per_sm.entry(key.0).or_default();
-                vacant.insert(*next);
-                *next += 1;
-            }
-        }
-        ids
-    }
-
     /// Every track: those listed in [`Trace::threads`], then any only the spans name.
     pub(crate) fn tracks(&self) -> impl Iterator<Item = (u32, Track)> + '_ {
         self.threads.iter().copied().chain(self.events.iter().map(|e| (e.sm, e.track)))
@@ -466,70 +566,6 @@ impl Trace {
         sms.sort_unstable();
         sms.dedup();
         sms
-    }
-
-    /// The trace as a Chrome trace-event JSON document: each SM a process, each track a
-    /// thread; one "µs" in the viewer is one cycle.
-    pub fn to_chrome_json(&self) -> String {
-        use std::fmt::Write as _;
-        let tids = self.thread_ids();
-        let mut out = String::with_capacity(128 + self.events.len() * 96);
-        out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"time_unit\":\"1 us in the viewer = 1 SM cycle\"},");
-        out.push_str("\"traceEvents\":[\n");
-        let mut first = true;
-        let mut sep = |out: &mut String| {
-            if !std::mem::replace(&mut first, false) {
-                out.push_str(",\n");
-            }
-        };
-        for pid in self.sms() {
-            sep(&mut out);
-            let _ = write!(out, "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{pid},\"args\":{{\"name\":");
-            json_string(&mut out, &format!("SM {pid}"));
-            out.push_str("}}");
-        }
-        for (pid, track) in &self.threads {
-            let tid = tids[&(*pid, *track)];
-            sep(&mut out);
-            let _ =
-                write!(out, "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":");
-            json_string(&mut out, &track.to_string());
-            out.push_str("}}");
-            sep(&mut out);
-            let _ = write!(
-                out,
-                "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"sort_index\":{tid}}}}}"
-            );
-        }
-        for (id, e) in self.events.iter().enumerate() {
-            sep(&mut out);
-            let (pid, tid) = (e.sm, tids[&(e.sm, e.track)]);
-            let name = e.kind.to_string();
-            if e.track.overlapping() {
-                for (ph, ts) in [("b", e.start), ("e", e.end)] {
-                    let _ = write!(
-                        out,
-                        "{{\"ph\":\"{ph}\",\"cat\":\"copy\",\"id\":{id},\"pid\":{pid},\"tid\":{tid},\"ts\":{ts},\"name\":"
-                    );
-                    json_string(&mut out, &name);
-                    out.push('}');
-                    if ph == "b" {
-                        out.push_str(",\n");
-                    }
-                }
-            } else {
-                let _ = write!(
-                    out,
-                    "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"name\":",
-                    e.start,
-                    e.end - e.start
-                );
-                json_string(&mut out, &name);
-                out.push('}');
-            }
-        }
-        out.push_str("\n]}\n");
-        out
     }
 
     /// Writes the trace to `path` in `format`, whatever the extension.
@@ -557,7 +593,7 @@ impl Trace {
 pub(crate) mod tests {
     use super::*;
 
-    fn stage(name: &str, stage: u32) -> BarrierStage {
+    pub(crate) fn stage(name: &str, stage: u32) -> BarrierStage {
         BarrierStage { name: name.into(), stage }
     }
 
@@ -594,7 +630,20 @@ pub(crate) mod tests {
                 Span::new(0, w13, SpanKind::Issued(Issued::Exec { pipe: ExecPipe::Fma, count: 8 }), 400, 420),
             ],
             threads: vec![(0, Track::TensorCores), (0, Track::Tma), (0, w0), (0, w1), (0, w13)],
-            dropped: 0,
+            flows: vec![Flow { from: 1, to: 3 }],
+            meta: TraceMeta {
+                kernel: "sample",
+                machine: "test machine",
+                clock_ghz: 2.0,
+                grid: [2, 1, 1],
+                sms: 4,
+                sms_traced: 1,
+                ctas: 8,
+                ctas_traced: 2,
+                cycles: 420,
+                window: None,
+            },
+            ..Trace::default()
         }
     }
 
@@ -612,18 +661,6 @@ pub(crate) mod tests {
         let named = SpanKind::Wait(Awaited::NamedSync { name: "epilogue".into() });
         assert_eq!((named.to_string(), named.category()), ("bar.sync epilogue".into(), "bar.sync epilogue".into()));
         assert_eq!(warp(1, 13, "load").to_string(), "resident CTA 1, warp 13 `load` #0 (warp 0 of it)");
-    }
-
-    #[test]
-    fn json_is_well_formed_and_escaped() {
-        let json = sample().to_chrome_json();
-        assert!(json.contains(r#""name":"wait full <&\"'>[0] (parity 0)""#), "{json}");
-        assert!(json.contains(r#""ts":0,"dur":301"#));
-        assert!(json.contains(r#""ph":"b""#) && json.contains(r#""ph":"e""#));
-        assert!(json.contains(r#""name":"TMA unit""#) && json.contains(r#""name":"SM 0""#));
-        let opens = json.matches('{').count();
-        assert_eq!(opens, json.matches('}').count());
-        assert!(json.trim_end().ends_with("]}"));
     }
 
     #[test]

@@ -2,11 +2,13 @@
 //! into the instructions its warps execute in simulated time.
 
 use std::cell::{Cell, RefCell};
+use std::panic::Location;
 use std::task::Poll;
 
-use crate::dsl::{Backend, Fault, KernelSpec, Op, Wait, Who};
+use crate::dsl::{Backend, Event, Fault, KernelSpec, Op, Wait, Who};
 
 use super::lower::{Instr, Unsupported, lower};
+use super::sites::{Queued, SiteKind, SiteTable};
 use super::timing::Timing;
 
 /// The backend of one CTA slot of a timing run.
@@ -21,26 +23,35 @@ use super::timing::Timing;
 ///   wait and the wait is satisfied, it calls [`SimBackend::release`] and polls the future
 ///   again: the wait returns `Ready` and the future runs ahead to its next wait.
 ///
+/// Each queued instruction carries its source site ([`super::sites`]): the location the DSL
+/// reported ([`Event::At`]) before the op, for the instance that issues it.
+///
 /// A backend is reused by the CTAs that run one after another in its slot.
 pub struct SimBackend<'t> {
     spec: &'static KernelSpec,
     timing: &'t Timing,
+    sites: &'t SiteTable,
     has_data: bool,
-    pending: RefCell<Vec<Instr>>,
+    pending: RefCell<Vec<Queued>>,
+    lowered: RefCell<Vec<Instr>>,
+    at: Cell<Option<(Who, &'static Location<'static>)>>,
     release: Cell<bool>,
     fault: RefCell<Option<(Who, Fault)>>,
     unsupported: Cell<Option<(Who, Unsupported)>>,
 }
 
 impl<'t> SimBackend<'t> {
-    /// A backend for CTAs of `spec` timed with `timing`; `has_data`: whether tiles and
-    /// fragments carry numbers (the combined mode).
-    pub fn new(spec: &'static KernelSpec, timing: &'t Timing, has_data: bool) -> Self {
+    /// A backend for CTAs of `spec` timed with `timing`, interning source sites in `sites`;
+    /// `has_data`: whether tiles and fragments carry numbers (the combined mode).
+    pub fn new(spec: &'static KernelSpec, timing: &'t Timing, sites: &'t SiteTable, has_data: bool) -> Self {
         SimBackend {
             spec,
             timing,
+            sites,
             has_data,
             pending: RefCell::new(Vec::new()),
+            lowered: RefCell::new(Vec::new()),
+            at: Cell::new(None),
             release: Cell::new(false),
             fault: RefCell::new(None),
             unsupported: Cell::new(None),
@@ -58,7 +69,7 @@ impl<'t> SimBackend<'t> {
     }
 
     /// Moves the instructions issued since the last call to the end of `out`.
-    pub fn drain_into(&self, out: &mut Vec<Instr>) {
+    pub fn drain_into(&self, out: &mut Vec<Queued>) {
         out.append(&mut self.pending.borrow_mut());
     }
 
@@ -81,16 +92,21 @@ impl Backend for SimBackend<'_> {
     fn issue(&self, who: Who, op: Op) {
         let threads =
             self.spec.roles.get(who.role as usize).map_or(self.timing.warp_size, |r| r.threads_per_instance());
-        if let Err(e) = lower(&op, threads, self.timing, &mut self.pending.borrow_mut())
+        let mut lowered = self.lowered.borrow_mut();
+        lowered.clear();
+        if let Err(e) = lower(&op, threads, self.timing, &mut lowered)
             && self.unsupported.get().is_none()
         {
             self.unsupported.set(Some((who, e)));
         }
+        let site = self.sites.intern(who.role, self.location(who), SiteKind::of_op(&op));
+        self.pending.borrow_mut().extend(lowered.drain(..).map(|instr| Queued { instr, site }));
     }
 
-    fn poll_wait(&self, _who: Who, wait: Wait, first: bool) -> Poll<()> {
+    fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
-            self.pending.borrow_mut().push(Instr::Wait(wait));
+            let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
+            self.pending.borrow_mut().push(Queued { instr: Instr::Wait(wait), site });
             Poll::Pending
         } else if self.release.replace(false) {
             Poll::Ready(())
@@ -101,5 +117,18 @@ impl Backend for SimBackend<'_> {
 
     fn fault(&self, who: Who, fault: Fault) {
         self.fault.borrow_mut().get_or_insert((who, fault));
+    }
+
+    fn observe(&self, who: Who, event: Event) {
+        if let Event::At(at) = event {
+            self.at.set(Some((who, at)));
+        }
+    }
+}
+
+impl SimBackend<'_> {
+    /// The source location `who` reported last, if it was the last to report one.
+    fn location(&self, who: Who) -> Option<&'static Location<'static>> {
+        self.at.get().filter(|(w, _)| *w == who).map(|(_, at)| at)
     }
 }

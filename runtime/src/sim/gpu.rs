@@ -27,15 +27,18 @@ use crate::deadlock::{BlockedInstance, Deadlock};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
 use crate::error::{RoleFault, RolePanic};
 use crate::launch::{self, Grid};
-use crate::report::{HostCost, RoleStalls, SimReport, StallCycles, Trace, Unit, Utilisation, Waves};
+use crate::report::{
+    Flow, HostCost, LevelTraffic, MemoryLevel, RoleStalls, SimReport, Span, StallCycles, Trace, TraceMeta, Unit,
+    Utilisation, Waves, role_waits,
+};
 
 use super::backend::SimBackend;
 use super::error::SimError;
-use super::lower::Instr;
 use super::machine::Machine;
 use super::memory::MemorySystem;
 use super::occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
 use super::options::{Progress, SimOptions};
+use super::sites::{Queued, SiteCycles, SiteTable};
 use super::sm::{CtaShape, Driver, Env, Place, Sm};
 use super::timing::{ExecPipe, Timing};
 
@@ -68,7 +71,9 @@ pub fn simulate<K: Kernel>(
     let shape = CtaShape::from_spec(spec);
     let ctas_per_sm = occupancy.ctas_per_sm as usize;
     let residents = machine.sm_count.value as usize * ctas_per_sm;
-    let backends: Vec<SimBackend<'_>> = (0..residents).map(|_| SimBackend::new(spec, &timing, opts.compute)).collect();
+    let sites = SiteTable::default();
+    let backends: Vec<SimBackend<'_>> =
+        (0..residents).map(|_| SimBackend::new(spec, &timing, &sites, opts.compute)).collect();
     let smems: Vec<K::Smem> = (0..residents).map(|_| K::Smem::allocate(opts.compute)).collect();
     let cells: Vec<OnceCell<Cta<'_, K>>> = (0..grid.ctas()).map(|_| OnceCell::new()).collect();
     let mut driver = KernelDriver::<K> {
@@ -85,7 +90,17 @@ pub fn simulate<K: Kernel>(
         next: 0,
     };
     let sms = machine.sm_count.value as usize;
-    let run = GpuRun { machine, timing: &timing, shape: &shape, occupancy: &occupancy, ctas: grid.ctas(), clock, sms };
+    let run = GpuRun {
+        machine,
+        timing: &timing,
+        shape: &shape,
+        occupancy: &occupancy,
+        ctas: grid.ctas(),
+        clock,
+        sms,
+        sites: &sites,
+        grid: grid.dims,
+    };
     run.run(opts, &mut driver)
 }
 
@@ -173,7 +188,13 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         Some(cta)
     }
 
-    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
+    fn resume(
+        &mut self,
+        place: Place,
+        instance: usize,
+        release: bool,
+        out: &mut Vec<Queued>,
+    ) -> Result<bool, SimError> {
         let index = self.index(place);
         let backend = &self.backends[index];
         let Some(future) = self.futures[index].get_mut(instance).and_then(Option::as_mut) else { return Ok(true) };
@@ -256,6 +277,10 @@ pub(crate) struct GpuRun<'a> {
     pub clock: f64,
     /// SMs the grid may use (the machine's count for a kernel).
     pub sms: usize,
+    /// The source sites the instructions name.
+    pub sites: &'a SiteTable,
+    /// The grid's dimensions.
+    pub grid: [u32; 3],
 }
 
 impl GpuRun<'_> {
@@ -265,11 +290,18 @@ impl GpuRun<'_> {
         let sm_count = self.sms.max(1);
         let ctas_per_sm = self.occupancy.ctas_per_sm.max(1) as usize;
         let trace = opts.trace;
-        let env_plain =
-            Env { timing: self.timing, shape: self.shape, policy: opts.policy, trace_ctas: 0, trace_limit: 0 };
+        let env_plain = Env {
+            timing: self.timing,
+            shape: self.shape,
+            policy: opts.policy,
+            trace_ctas: 0,
+            trace_limit: 0,
+            trace_window: None,
+        };
         let env_traced = Env {
             trace_ctas: trace.map_or(0, |t| t.ctas_per_sm),
             trace_limit: trace.map_or(0, |t| t.max_events_per_sm),
+            trace_window: trace.and_then(|t| t.window),
             ..env_plain
         };
         let traced_sms = trace.map_or(0, |t| t.sms as usize).min(sm_count);
@@ -339,6 +371,39 @@ impl GpuRun<'_> {
         SimError::Deadlock { cycle, deadlock: Deadlock { kernel: self.shape.kernel, block, blocked, finished } }
     }
 
+    /// The timeline recorded on `traced` (the first SMs) of a run of `cycles`.
+    fn trace(&self, traced: &[Sm], env: &Env<'_>, cycles: u64) -> Trace {
+        let mut trace = Trace {
+            meta: TraceMeta {
+                kernel: self.shape.kernel,
+                machine: self.machine.full_name,
+                clock_ghz: self.clock,
+                grid: self.grid,
+                sms: self.sms.max(1) as u32,
+                sms_traced: traced.len() as u32,
+                ctas: self.ctas,
+                ctas_traced: traced.iter().map(|s| s.traced_ctas as usize).sum(),
+                cycles,
+                window: env.trace_window,
+            },
+            ..Trace::default()
+        };
+        for (i, sm) in traced.iter().enumerate() {
+            let base = trace.events.len();
+            trace.events.extend(
+                sm.trace
+                    .iter()
+                    .zip(&sm.trace_sites)
+                    .map(|(span, &site)| Span { source: self.sites.line(site), ..span.clone() }),
+            );
+            trace.flows.extend(sm.trace_flows.iter().map(|f| Flow { from: base + f.from, to: base + f.to }));
+            trace.threads.extend(sm.trace_tracks(env).into_iter().map(|track| (i as u32, track)));
+            trace.dropped += sm.trace_dropped;
+            trace.outside_window += sm.trace_outside;
+        }
+        trace
+    }
+
     fn report(&self, sms: &[Sm], mem: &MemorySystem, traced_sms: usize, env: &Env<'_>, wall: Duration) -> SimReport {
         let t = self.timing;
         let sm_count = sms.len();
@@ -359,6 +424,11 @@ impl GpuRun<'_> {
             Unit::L2 => mem.l2.busy / cycles as f64,
             Unit::Hbm => mem.hbm.busy / cycles as f64,
         });
+        let mut site_cycles = SiteCycles::default();
+        for sm in sms {
+            site_cycles.merge(&sm.stats.site_cycles);
+        }
+        let sources = self.sites.report(&site_cycles.0, self.shape);
         let mut roles: Vec<RoleStalls> = self
             .shape
             .roles
@@ -368,6 +438,7 @@ impl GpuRun<'_> {
                 role,
                 warps_per_cta: self.shape.instances.iter().filter(|i| i.role as usize == r).map(|i| i.warps).sum(),
                 cycles: StallCycles::default(),
+                waits: role_waits(&sources, role),
             })
             .collect();
         for sm in sms {
@@ -384,15 +455,7 @@ impl GpuRun<'_> {
             tail_ctas: self.ctas % capacity,
             tail_cycles: starved.map_or(0, |s| cycles.saturating_sub(s)),
         };
-        let trace = (traced_sms > 0).then(|| Trace {
-            events: sms[..traced_sms].iter().flat_map(|s| s.trace.iter().cloned()).collect(),
-            threads: sms[..traced_sms]
-                .iter()
-                .enumerate()
-                .flat_map(|(i, s)| s.trace_tracks(env).into_iter().map(move |track| (i as u32, track)))
-                .collect(),
-            dropped: sms[..traced_sms].iter().map(|s| s.trace_dropped).sum(),
-        });
+        let trace = (traced_sms > 0).then(|| self.trace(&sms[..traced_sms], env, cycles));
         SimReport {
             kernel: self.shape.kernel,
             machine: self.machine.full_name,
@@ -408,7 +471,21 @@ impl GpuRun<'_> {
             utilisation,
             l2_hits: mem.hits,
             l2_misses: mem.misses,
+            traffic: MemoryLevel::ALL
+                .into_iter()
+                .filter(|&level| level != MemoryLevel::TensorMemory || t.tmem.is_some())
+                .map(|level| LevelTraffic {
+                    level,
+                    bytes: match level {
+                        MemoryLevel::Shared => sms.iter().map(|s| s.stats.smem_bytes + s.stats.tma_bytes).sum(),
+                        MemoryLevel::L2 => mem.l2.bytes,
+                        MemoryLevel::Hbm => mem.hbm.bytes,
+                        MemoryLevel::TensorMemory => sms.iter().map(|s| s.stats.tmem_bytes).sum(),
+                    },
+                })
+                .collect(),
             roles,
+            sources,
             trace,
             host: HostCost { wall, sm_cycles: cycles * sm_count as u64 },
         }

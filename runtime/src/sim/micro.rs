@@ -11,6 +11,7 @@ use super::lower::Instr;
 use super::machine::Machine;
 use super::occupancy::{BlockResources, occupancy};
 use super::options::SimOptions;
+use super::sites::{Queued, SiteTable};
 use super::sm::{BarrierShape, CtaShape, Driver, InstanceShape, NamedShape, Place};
 use super::timing::Timing;
 
@@ -116,9 +117,9 @@ impl Driver for MicroDriver<'_> {
         })
     }
 
-    fn resume(&mut self, _: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError> {
+    fn resume(&mut self, _: Place, instance: usize, release: bool, out: &mut Vec<Queued>) -> Result<bool, SimError> {
         if !release && let Some(inst) = self.kernel.instances.get(instance) {
-            out.extend_from_slice(&inst.program);
+            out.extend(inst.program.iter().copied().map(Queued::unsited));
         }
         Ok(true)
     }
@@ -140,7 +141,18 @@ pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions
     let block = BlockResources::new(threads, kernel.regs_per_thread, 0, 0);
     let occupancy = occupancy(machine, &block).map_err(|error| SimError::Occupancy { kernel: kernel.name, error })?;
     let sms = kernel.sms.map_or(machine.sm_count.value, |s| s.clamp(1, machine.sm_count.value)) as usize;
-    let run = GpuRun { machine, timing: &timing, shape: &shape, occupancy: &occupancy, ctas: kernel.ctas, clock, sms };
+    let sites = SiteTable::default();
+    let run = GpuRun {
+        machine,
+        timing: &timing,
+        shape: &shape,
+        occupancy: &occupancy,
+        ctas: kernel.ctas,
+        clock,
+        sms,
+        sites: &sites,
+        grid: [kernel.ctas as u32, 1, 1],
+    };
     run.run(opts, &mut MicroDriver { kernel, next: 0 })
 }
 

@@ -17,6 +17,7 @@ pub mod memory;
 pub mod micro;
 pub mod occupancy;
 mod options;
+pub mod sites;
 pub mod sm;
 pub mod timing;
 

@@ -4,6 +4,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::report::CycleWindow;
+
 use super::error::SimError;
 use super::machine::Machine;
 use super::sm::SchedulerPolicy;
@@ -33,12 +35,15 @@ pub struct TraceOptions {
     pub ctas_per_sm: u32,
     /// Stop recording an SM after this many spans (the report counts the rest as dropped).
     pub max_events_per_sm: usize,
+    /// Record only the spans that overlap this window of cycles (`None`: the whole run);
+    /// the timeline draws only the window.
+    pub window: Option<CycleWindow>,
 }
 
 impl Default for TraceOptions {
-    /// The first 2 CTAs of SM 0, at most 200,000 spans: a file of a few MB.
+    /// The first 2 CTAs of SM 0, at most 200,000 spans (a file of a few MB), the whole run.
     fn default() -> Self {
-        TraceOptions { sms: 1, ctas_per_sm: 2, max_events_per_sm: 200_000 }
+        TraceOptions { sms: 1, ctas_per_sm: 2, max_events_per_sm: 200_000, window: None }
     }
 }
 

@@ -59,11 +59,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::dsl::BarrierSlot;
-use crate::report::{Span, StallCycles, StallReason};
+use crate::report::{CycleWindow, Flow, Span, StallCycles, StallReason};
 
 use super::error::SimError;
-use super::lower::Instr;
 use super::memory::{MemorySystem, Server};
+use super::sites::{Queued, Site, SiteCycles};
 use super::timing::{ExecPipe, Timing};
 
 pub use scheduler::SchedulerPolicy;
@@ -95,7 +95,8 @@ pub(crate) trait Driver {
     /// Runs instance `instance` of the CTA at `place` to its next wait (`release`: past the
     /// wait it is suspended in), appending its new instructions to `out`. Returns whether the
     /// instance's program has finished.
-    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Instr>) -> Result<bool, SimError>;
+    fn resume(&mut self, place: Place, instance: usize, release: bool, out: &mut Vec<Queued>)
+    -> Result<bool, SimError>;
     /// The CTA at `place` has retired.
     fn retire(&mut self, place: Place);
     /// `blockIdx` of CTA `cta`.
@@ -115,6 +116,12 @@ pub(crate) struct SmStats {
     pub mma_fma: u64,
     /// Bytes through the shared-memory port.
     pub smem_bytes: u64,
+    /// Bytes TMA copies wrote into shared memory (loads) or read from it (stores).
+    pub tma_bytes: u64,
+    /// Bytes of tensor-memory accesses (`tcgen05.ld`/`tcgen05.st`).
+    pub tmem_bytes: u64,
+    /// Warp-cycles per stall reason, per source site.
+    pub site_cycles: SiteCycles,
     /// Warp-cycles per stall reason, per role.
     pub role_stalls: Vec<StallCycles>,
     /// CTAs completed.
@@ -137,6 +144,8 @@ pub(crate) struct Env<'a> {
     pub trace_ctas: u32,
     /// Trace events kept at most, per SM.
     pub trace_limit: usize,
+    /// Record only spans overlapping this window.
+    pub trace_window: Option<CycleWindow>,
 }
 
 /// A CTA resident on the SM, and its barriers.
@@ -208,14 +217,21 @@ pub(crate) struct Sm {
     smem_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
     wake_hint: u64,
-    buf: Vec<Instr>,
+    buf: Vec<Queued>,
     /// Counters.
     pub stats: SmStats,
     /// Trace spans recorded.
     pub trace: Vec<Span>,
+    /// The source site of each recorded span.
+    pub trace_sites: Vec<Site>,
+    /// Waits linked to the arrivals that released them (indices into `trace`).
+    pub trace_flows: Vec<Flow>,
     /// Trace spans dropped over the limit.
     pub trace_dropped: u64,
-    traced_ctas: u32,
+    /// Trace spans outside the window.
+    pub trace_outside: u64,
+    /// CTAs recorded.
+    pub traced_ctas: u32,
 }
 
 fn ceil(x: f64) -> u64 {
@@ -242,7 +258,10 @@ impl Sm {
             buf: Vec::new(),
             stats: SmStats { role_stalls: vec![StallCycles::default(); env.shape.roles.len()], ..SmStats::default() },
             trace: Vec::new(),
+            trace_sites: Vec::new(),
+            trace_flows: Vec::new(),
             trace_dropped: 0,
+            trace_outside: 0,
             traced_ctas: 0,
         }
     }
@@ -363,6 +382,7 @@ impl Sm {
         let warp = &mut self.warps[w];
         let gate = &mut self.gates[w];
         warp.stalls.add(gate.reason, t.saturating_sub(gate.since));
+        self.stats.site_cycles.add(gate.site, gate.reason, t.saturating_sub(gate.since));
         gate.since = t;
         warp.live = false;
         let (resident, smsp, role) = (warp.resident as usize, warp.smsp as usize, warp.role as usize);

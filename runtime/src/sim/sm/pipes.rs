@@ -8,6 +8,7 @@ use crate::report::StallReason;
 use super::super::error::SimError;
 use super::super::lower::{Dep, Instr};
 use super::super::memory::MemorySystem;
+use super::super::sites::Queued;
 use super::super::timing::{ExecPipe, Timing};
 use super::sync::WaitTest;
 use super::warp::{Block, result_reason, wait_reason};
@@ -51,7 +52,7 @@ impl Sm {
         mem: &mut MemorySystem,
         driver: &mut dyn Driver,
     ) -> Result<(), SimError> {
-        let Some(head) = self.warps[w].queue.front().copied() else { return Ok(()) };
+        let Some(&Queued { instr: head, site }) = self.warps[w].queue.front() else { return Ok(()) };
         if let Instr::Wait(wait) = head {
             // Testing a wait takes one issue cycle.
             if !self.warps[w].wait_started {
@@ -109,6 +110,7 @@ impl Sm {
             }
             Instr::Tmem { bytes, load, .. } => {
                 let Some(tmem) = timing.tmem else { return Ok(()) };
+                self.stats.tmem_bytes += u64::from(bytes);
                 let port = &mut self.smsps[smsp].tmem_free;
                 *port = port.max(t as f64) + f64::from(bytes) / tmem.bytes_per_clk_per_smsp;
                 if starting && load {
@@ -149,7 +151,8 @@ impl Sm {
         if let Instr::TmaStore { .. } = head {
             warp.stores += 1;
         }
-        if head.is_collective() && self.last_to_issue(w, env) {
+        let fired = head.is_collective() && self.last_to_issue(w, env);
+        if fired {
             self.fire(w, head, t, env, mem);
         }
         if let Instr::NamedArrive { barrier } = head {
@@ -157,7 +160,10 @@ impl Sm {
         }
         if self.warps[w].traced {
             let start = self.warps[w].head_start;
-            self.trace_issued(w, &head, start, t + 1, env);
+            let span = self.trace_issued(w, &head, site, start, t + 1, env);
+            if let (true, Instr::Arrive { barrier, .. } | Instr::MmaCommit { barrier }) = (fired, head) {
+                self.note_arrival(self.warps[w].resident as usize, barrier, span);
+            }
         }
         self.maybe_exit(w, t)
     }

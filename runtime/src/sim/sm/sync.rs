@@ -9,6 +9,7 @@ use crate::dsl::{BarrierSlot, Wait};
 
 use super::super::error::SimError;
 use super::super::lower::Instr;
+use super::super::sites::Site;
 use super::warp::Block;
 use super::{Driver, Env, Sm};
 
@@ -19,12 +20,14 @@ pub(super) struct MBar {
     /// When waiters see the latest completed phase.
     visible_at: Option<u64>,
     waiters: Vec<u32>,
+    /// The recorded span of the latest arrival on it (arrive, commit or TMA copy), if any.
+    pub last_arrival: Option<usize>,
 }
 
 impl MBar {
     /// A barrier expecting `arrivals` per phase.
     pub fn new(arrivals: u32) -> Self {
-        MBar { bar: MBarrier::new(arrivals), visible_at: None, waiters: Vec::new() }
+        MBar { bar: MBarrier::new(arrivals), visible_at: None, waiters: Vec::new(), last_arrival: None }
     }
 }
 
@@ -87,7 +90,7 @@ impl Sm {
         let waiters = std::mem::take(&mut bar.waiters);
         let mut keep = Vec::new();
         for w in waiters {
-            let passes = match self.warps[w as usize].queue.front() {
+            let passes = match self.warps[w as usize].queue.front().map(|q| &q.instr) {
                 Some(Instr::Wait(Wait::Parity { parity, .. })) => {
                     self.residents[resident].mbar(b).bar.parity_passed(*parity)
                 }
@@ -188,14 +191,14 @@ impl Sm {
         driver: &mut dyn Driver,
     ) -> Result<(), SimError> {
         let warp = &mut self.warps[w];
-        warp.queue.pop_front();
+        let site = warp.queue.pop_front().map_or(Site::NONE, |q| q.site);
         warp.block = Block::No;
         warp.wait_started = false;
         warp.waits_passed += 1;
         let (resident, instance, passed, start) =
             (warp.resident as usize, warp.instance as usize, warp.waits_passed, warp.head_start);
         if self.warps[w].traced {
-            self.trace_wait(w, &wait, start, t + 1, env);
+            self.trace_wait(w, &wait, site, start, t + 1, env);
         }
         if self.residents[resident].instances[instance].released_waits < passed {
             self.resume(resident, instance, true, t, env, driver)?;
@@ -216,7 +219,7 @@ impl Sm {
             .iter()
             .map(|inst| {
                 let warp = self.instance_warps(resident, inst, env).map(|w| &self.warps[w]).find(|w| w.live)?;
-                Some(match warp.queue.front() {
+                Some(match warp.queue.front().map(|q| &q.instr) {
                     Some(Instr::Wait(Wait::Parity { slot: b, parity })) => {
                         let spec = &shape.barriers[b.barrier as usize];
                         let bar = &s.barriers[b.barrier as usize][b.index as usize].bar;

@@ -1,18 +1,43 @@
 //! The spans an SM records: each warp's instructions and waits on its own track, MMA groups
 //! on the tensor cores' track, copies on the TMA unit's track, as typed [`SpanKind`]s.
 
-use crate::dsl::Wait;
-use crate::report::{Awaited, Issued, Span, SpanKind, TmaCopy, Track};
+use crate::dsl::{BarrierSlot, Wait};
+use crate::report::{Awaited, Flow, Issued, Span, SpanKind, TmaCopy, Track};
 
 use super::super::lower::Instr;
+use super::super::sites::Site;
 use super::{Env, Sm};
 
 impl Sm {
-    fn record(&mut self, env: &Env<'_>, track: Track, kind: SpanKind, start: u64, end: u64) {
-        if self.trace.len() < env.trace_limit {
+    /// Records a span of `site`; returns its index in [`Sm::trace`] if it was recorded (not
+    /// outside the window, not over the limit).
+    fn record(
+        &mut self,
+        env: &Env<'_>,
+        track: Track,
+        kind: SpanKind,
+        site: Site,
+        start: u64,
+        end: u64,
+    ) -> Option<usize> {
+        if env.trace_window.is_some_and(|w| !w.overlaps(start, end.max(start))) {
+            self.trace_outside += 1;
+            None
+        } else if self.trace.len() < env.trace_limit {
             self.trace.push(Span::new(self.id as u32, track, kind, start, end));
+            self.trace_sites.push(site);
+            Some(self.trace.len() - 1)
         } else {
             self.trace_dropped += 1;
+            None
+        }
+    }
+
+    /// The recorded span `span` arrived on `barrier` of the CTA at `resident` (an arrive, a
+    /// commit or a TMA load's copy): a wait that passes a phase of it links back to it.
+    pub(super) fn note_arrival(&mut self, resident: usize, barrier: BarrierSlot, span: Option<usize>) {
+        if let Some(span) = span {
+            self.residents[resident].mbar(barrier).last_arrival = Some(span);
         }
     }
 
@@ -23,16 +48,25 @@ impl Sm {
         env.shape.warp_track(resident as u32, warp as u32, self.owners[warp])
     }
 
-    /// Warp `w` issued `instr` over `[start, end)`.
-    pub(super) fn trace_issued(&mut self, w: usize, instr: &Instr, start: u64, end: u64, env: &Env<'_>) {
-        if let Some(issued) = issued(instr, env) {
-            let track = self.track_of(w, env);
-            self.record(env, track, SpanKind::Issued(issued), start, end);
-        }
+    /// Warp `w` issued `instr` of `site` over `[start, end)`; returns the span's index if
+    /// recorded.
+    pub(super) fn trace_issued(
+        &mut self,
+        w: usize,
+        instr: &Instr,
+        site: Site,
+        start: u64,
+        end: u64,
+        env: &Env<'_>,
+    ) -> Option<usize> {
+        let issued = issued(instr, env)?;
+        let track = self.track_of(w, env);
+        self.record(env, track, SpanKind::Issued(issued), site, start, end)
     }
 
-    /// Warp `w` waited in `wait` over `[start, end)`.
-    pub(super) fn trace_wait(&mut self, w: usize, wait: &Wait, start: u64, end: u64, env: &Env<'_>) {
+    /// Warp `w` waited in `wait` of `site` over `[start, end)`; a passed phase links back to
+    /// the latest arrival recorded on its stage ([`Flow`]).
+    pub(super) fn trace_wait(&mut self, w: usize, wait: &Wait, site: Site, start: u64, end: u64, env: &Env<'_>) {
         let awaited = match *wait {
             Wait::Parity { slot, parity } => Awaited::Phase { barrier: env.shape.stage(slot), parity },
             Wait::Mma { pending } => Awaited::MmaGroups { pending },
@@ -40,17 +74,26 @@ impl Sm {
             Wait::NamedSync { barrier } => Awaited::NamedSync { name: env.shape.named_name(barrier) },
         };
         let track = self.track_of(w, env);
-        self.record(env, track, SpanKind::Wait(awaited), start, end);
+        let Some(to) = self.record(env, track, SpanKind::Wait(awaited), site, start, end) else { return };
+        if let Wait::Parity { slot, .. } = *wait {
+            let resident = self.warps[w].resident as usize;
+            if let Some(from) = self.residents[resident].mbar(slot).last_arrival
+                && self.trace[from].start <= end
+            {
+                self.trace_flows.push(Flow { from, to });
+            }
+        }
     }
 
     /// The tensor cores were busy with an MMA group over `[start, end)`.
     pub(super) fn trace_tensor(&mut self, kind: SpanKind, start: u64, end: u64, env: &Env<'_>) {
-        self.record(env, Track::TensorCores, kind, start, end);
+        self.record(env, Track::TensorCores, kind, Site::NONE, start, end);
     }
 
-    /// The TMA unit ran `copy` from `start` (issue) to `end` (landing).
-    pub(super) fn trace_copy(&mut self, copy: TmaCopy, start: u64, end: u64, env: &Env<'_>) {
-        self.record(env, Track::Tma, SpanKind::Copy(copy), start, end);
+    /// The TMA unit ran `copy` from `start` (issue) to `end` (landing); returns the span's
+    /// index if recorded.
+    pub(super) fn trace_copy(&mut self, copy: TmaCopy, start: u64, end: u64, env: &Env<'_>) -> Option<usize> {
+        self.record(env, Track::Tma, SpanKind::Copy(copy), Site::NONE, start, end)
     }
 
     /// The tracks of this SM: its units, then every warp of every resident CTA.

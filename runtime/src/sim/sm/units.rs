@@ -143,6 +143,7 @@ impl Sm {
                 // the TMA unit's rate (one copy at a time); the extra covers the rest up to
                 // the waiter resuming (calibrated end to end).
                 let (first_data, hit) = mem.load(t as f64, bytes, src, false);
+                self.stats.tma_bytes += u64::from(bytes);
                 let streamed = self.tma.serve(first_data, bytes);
                 let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
                 let land = ceil(streamed) + extra;
@@ -152,11 +153,13 @@ impl Sm {
                 self.push_event(land, EventKind::TxLand { resident: resident as u32, generation, barrier, bytes });
                 if traced {
                     let copy = TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) };
-                    self.trace_copy(copy, t, land, env);
+                    let span = self.trace_copy(copy, t, land, env);
+                    self.note_arrival(resident, barrier, span);
                 }
             }
             Instr::TmaStore { bytes, dst } => {
                 let read = self.tma.serve(t as f64, bytes);
+                self.stats.tma_bytes += u64::from(bytes);
                 let written = mem.store(t as f64, bytes, dst);
                 let s = &mut self.residents[resident];
                 s.outstanding = s.outstanding.max(written);

@@ -7,6 +7,7 @@ use crate::dsl::Wait;
 use crate::report::{StallCycles, StallReason};
 
 use super::super::lower::{Dep, Instr};
+use super::super::sites::{Queued, Site};
 use super::super::timing::{ExecPipe, Timing};
 use super::{NEVER, Sm, ceil};
 
@@ -30,7 +31,7 @@ pub(super) struct Warp {
     pub instance: u32,
     pub smsp: u32,
     pub role: u16,
-    pub queue: VecDeque<Instr>,
+    pub queue: VecDeque<Queued>,
     /// Instructions of the head burst still to issue (0: the head has not started).
     pub head_left: u32,
     /// Issue cycle of the head burst's first instruction (or of a wait's first test).
@@ -111,8 +112,10 @@ pub(super) struct Gate {
     needs_reason: StallReason,
     /// The reason of the open stall interval...
     pub reason: StallReason,
-    /// ...which started at this cycle.
+    /// ...which started at this cycle...
     pub since: u64,
+    /// ...at the instruction of this source site (the head of the queue then).
+    pub site: Site,
 }
 
 impl Gate {
@@ -125,6 +128,7 @@ impl Gate {
             needs_reason: StallReason::NoInstruction,
             reason: StallReason::Selected,
             since: t,
+            site: Site::NONE,
         }
     }
 }
@@ -167,15 +171,19 @@ impl Sm {
         self.wake_hint = self.wake_hint.min(at);
     }
 
-    /// Closes warp `w`'s stall interval at `t` if its reason changes to `reason`.
+    /// Closes warp `w`'s stall interval at `t` if its reason changes to `reason` or the
+    /// instruction at the head of its queue has changed (its source site with it).
     pub(super) fn account(&mut self, w: usize, t: u64, reason: StallReason) {
+        let site = self.warps[w].queue.front().map_or(Site::NONE, |q| q.site);
         let gate = &mut self.gates[w];
-        if reason != gate.reason {
+        if reason != gate.reason || site != gate.site {
             if t > gate.since {
                 self.warps[w].stalls.add(gate.reason, t - gate.since);
+                self.stats.site_cycles.add(gate.site, gate.reason, t - gate.since);
             }
             gate.since = t;
             gate.reason = reason;
+            gate.site = site;
         }
     }
 
@@ -185,7 +193,7 @@ impl Sm {
         let (at, at_reason, needs, needs_reason) = match warp.block {
             Block::Until(at, r) => (at, r, Needs::Nothing, r),
             Block::Forever(r) => (NEVER, r, Needs::Nothing, r),
-            Block::No => match warp.queue.front() {
+            Block::No => match warp.queue.front().map(|q| &q.instr) {
                 None => (NEVER, StallReason::NoInstruction, Needs::Nothing, StallReason::NoInstruction),
                 Some(head) => {
                     let first = warp.head_left == 0;
