@@ -2,13 +2,27 @@
 //! and options of the timing model (`--arch`, `--clock`, `--policy`, `--trace`), trace
 //! writing and exit codes. Each example flattens the groups it uses into its own clap parser,
 //! so `--help` lists every option with its default.
+//!
+//! **Every argument is checked before any work.** clap checks each value on its own (types,
+//! ranges, names); [`Validate`] then checks what clap cannot: values against each other and
+//! against the machine (`--clock` within its clocks), sizes against the types and launch
+//! limits they end up in, output files that must be writable, flags that would do nothing
+//! where they are given. A rejection is one line on stderr naming the argument and what it
+//! accepts, and exit status 2 ([`parse_with_arch`], [`parse`]).
 
+use std::fmt::Display;
+use std::fs::OpenOptions;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use clap::{Args, CommandFactory, FromArgMatches, ValueEnum};
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, ValueEnum};
+use warpspec::emu::memory;
 use warpspec::report::{Trace, TraceFormat};
-use warpspec::sim::{Machine, SchedulerPolicy, SimOptions, TraceOptions};
+use warpspec::sim::{Machine, Progress, SchedulerPolicy, SimOptions, TraceOptions};
 
 /// Where a kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -34,7 +48,7 @@ impl TargetKind {
     }
 }
 
-/// The machines of the timing model.
+/// The machines of the timing model (`--arch`; `h100-sxm` is another name of `h100`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Arch {
     /// NVIDIA H100 SXM5 (Hopper).
@@ -88,7 +102,7 @@ impl From<Policy> for SchedulerPolicy {
 /// [`parse_with_arch`].
 #[derive(Args, Clone, Debug)]
 pub struct ArchArgs {
-    /// Machine of the timing model.
+    /// Machine of the timing model: h100 (H100 SXM5), h200 or b200.
     #[arg(long, value_enum)]
     pub arch: Arch,
 }
@@ -105,7 +119,8 @@ impl ArchArgs {
 pub struct ModelArgs {
     #[command(flatten)]
     pub arch: ArchArgs,
-    /// SM clock in GHz [default: the clock the model predicts for the run].
+    /// SM clock in GHz, above 0 and at most the machine's boost clock [default: the clock
+    /// the machine's peak is quoted at].
     #[arg(long, value_name = "GHZ")]
     pub clock: Option<f64>,
     /// Warp-scheduler policy.
@@ -125,12 +140,34 @@ impl ModelArgs {
     }
 
     /// Simulation options: `--clock`, `--policy`, a timeline if `--trace` was given, and
-    /// progress on stderr.
+    /// progress on stderr with an estimate of the time left ([`progress_line`]).
     pub fn options(&self) -> SimOptions {
-        let mut options = SimOptions::default().with_stderr_progress();
-        options.clock_ghz = self.clock;
-        options.policy = self.policy.into();
+        let options = SimOptions {
+            clock_ghz: self.clock,
+            policy: self.policy.into(),
+            progress: Some(Arc::new(|p: &Progress| eprintln!("{}", progress_line(p)))),
+            ..SimOptions::default()
+        };
         if self.trace.is_some() { options.with_trace(TraceOptions::default()) } else { options }
+    }
+
+    /// Checks `--clock` against the machine's clocks and the `--trace` file (format known,
+    /// writable), before any work.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(clock) = self.clock {
+            let machine = self.machine();
+            let boost = machine.clocks.boost_ghz.value;
+            if !(clock.is_finite() && clock > 0.0 && clock <= boost) {
+                return Err(format!(
+                    "--clock {clock}: out of range; {} takes a clock above 0 and at most its boost clock, {boost} GHz",
+                    machine.name
+                ));
+            }
+        }
+        match &self.trace {
+            Some(path) => check_trace_path("--trace", path),
+            None => Ok(()),
+        }
     }
 
     /// Writes `trace` to the `--trace` file, if both exist; returns the file and where to
@@ -150,11 +187,165 @@ pub fn write_trace(trace: &Trace, path: &Path) -> Result<&'static str, String> {
     Ok(TraceFormat::of_path(path).map_or("a browser", TraceFormat::viewer))
 }
 
-/// Parses the command line into `T`, with `default` as the default of its `--arch` (shown
-/// in `--help`). Exits with clap's message and status on `--help` or a bad argument.
-pub fn parse_with_arch<T: CommandFactory + FromArgMatches>(default: Arch) -> T {
-    let command = T::command().mut_arg("arch", |arg| arg.default_value(default.name()).required(false));
-    T::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+/// A progress line of a timing run: cycles simulated, CTAs done and, once any is done, an
+/// estimate of the time left (the CTAs left at the rate so far).
+pub fn progress_line(p: &Progress) -> String {
+    let wall = p.wall.as_secs_f64();
+    let eta = if p.ctas_done == 0 {
+        "time left unknown until a CTA is done".to_string()
+    } else {
+        let left = wall * (p.ctas - p.ctas_done.min(p.ctas)) as f64 / p.ctas_done as f64;
+        format!("about {} left", duration(left))
+    };
+    format!("  simulated {} cycles, {}/{} CTAs done, {wall:.1} s, {eta}", p.cycle, p.ctas_done, p.ctas)
+}
+
+/// `seconds` as `42 s`, `3 min 20 s` or `2 h 5 min`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
+/// A command line checked as a whole after clap has parsed it, before any work.
+pub trait Validate {
+    /// Checks every argument; `given` says which were on the command line. The error is one
+    /// line naming the argument and what it accepts.
+    fn validate(&self, given: &Given<'_>) -> Result<(), String>;
+}
+
+/// Which arguments were given on the command line (not left at their defaults).
+pub struct Given<'a>(&'a ArgMatches);
+
+impl Given<'_> {
+    /// Whether argument `id` (its field name) was on the command line.
+    pub fn has(&self, id: &str) -> bool {
+        matches!(self.0.try_get_raw(id), Ok(Some(_))) && self.0.value_source(id) == Some(ValueSource::CommandLine)
+    }
+
+    /// The first of `ids` that was on the command line, as its flag (`--trace`).
+    pub fn any(&self, ids: &[&str]) -> Option<String> {
+        ids.iter().find(|id| self.has(id)).map(|id| format!("--{}", id.replace('_', "-")))
+    }
+}
+
+/// Checks that `value` of argument `name` is in `range`; `why` says where the range comes
+/// from.
+pub fn check_range<V: PartialOrd + Display>(
+    name: &str,
+    value: V,
+    range: RangeInclusive<V>,
+    why: &str,
+) -> Result<(), String> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("{name} {value}: out of range; accepted {}..={} ({why})", range.start(), range.end()))
+    }
+}
+
+/// Checks that `value` of argument `name` is at least `min`; `why` says why.
+pub fn check_at_least(name: &str, value: usize, min: usize, why: &str) -> Result<(), String> {
+    if value >= min { Ok(()) } else { Err(format!("{name} {value}: out of range; accepted {min} or more ({why})")) }
+}
+
+/// Checks an output file for a timeline before any work: its extension names a format
+/// ([`TraceFormat::of_path`]) and the file can be created.
+pub fn check_trace_path(name: &str, path: &Path) -> Result<(), String> {
+    if TraceFormat::of_path(path).is_none() {
+        return Err(format!(
+            "{name} {}: unknown trace format; accepted extensions: .json (Perfetto), .html, .svg",
+            path.display()
+        ));
+    }
+    check_writable(name, path)
+}
+
+/// Checks that `path` can be written, by opening it for writing (creating it if needed,
+/// keeping what it holds).
+pub fn check_writable(name: &str, path: &Path) -> Result<(), String> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| format!("{name} {}: cannot write the file: {e}", path.display()))
+}
+
+/// Checks that `bytes` of host memory (`None`: more than a `u64` counts) fit in what the
+/// machine has available ([`memory::available_bytes`]; no check where it cannot be read).
+pub fn check_host_memory(what: &str, bytes: Option<u64>) -> Result<(), String> {
+    let Some(available) = memory::available_bytes() else { return Ok(()) };
+    match bytes {
+        Some(b) if b <= available => Ok(()),
+        _ => Err(format!(
+            "{what} would need {} of host memory, more than the {:.1} GiB available; use a smaller problem (or the timing model)",
+            bytes.map_or("more than 2^64 bytes".into(), |b| format!("{:.1} GiB", b as f64 / GIB)),
+            available as f64 / GIB
+        )),
+    }
+}
+
+/// Bytes per GiB.
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Parses the command line into `T` and validates it, with `default` as the default of its
+/// `--arch` (shown in `--help`). Prints `--help` and exits 0 when asked; on a bad argument,
+/// prints one line and exits with status 2.
+pub fn parse_with_arch<T: CommandFactory + FromArgMatches + Validate>(default: Arch) -> T {
+    parse_or_exit(try_parse_from(Some(default), std::env::args_os()))
+}
+
+/// [`parse_with_arch`] for a command line without `--arch`.
+pub fn parse<T: CommandFactory + FromArgMatches + Validate>() -> T {
+    parse_or_exit(try_parse_from(None, std::env::args_os()))
+}
+
+/// The parsed command line, or: `--help` printed and exit 0, or one line and exit 2.
+fn parse_or_exit<T>(parsed: Result<T, clap::Error>) -> T {
+    parsed.unwrap_or_else(|e| match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
+        _ => {
+            eprintln!("{}", one_line(&e));
+            std::process::exit(2)
+        }
+    })
+}
+
+/// Parses and validates `args` (the program name first) into `T`, with `default_arch` as
+/// the default of its `--arch` if it has one. Does no other work: the examples' tests call
+/// it to check rejections.
+pub fn try_parse_from<T, I, A>(default_arch: Option<Arch>, args: I) -> Result<T, clap::Error>
+where
+    T: CommandFactory + FromArgMatches + Validate,
+    I: IntoIterator<Item = A>,
+    A: Into<std::ffi::OsString> + Clone,
+{
+    let mut command = T::command();
+    if let Some(default) = default_arch {
+        command = command.mut_arg("arch", |arg| arg.default_value(default.name()).required(false));
+    }
+    let matches = command.try_get_matches_from_mut(args)?;
+    let parsed = T::from_arg_matches(&matches).map_err(|e| e.with_cmd(&command))?;
+    parsed.validate(&Given(&matches)).map_err(|message| command.error(ErrorKind::ValueValidation, message))?;
+    Ok(parsed)
+}
+
+/// A clap error as one line: the message and the values it accepts, without the usage.
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines.join(" ")
 }
 
 /// The exit code of an example whose `run` returned whether its checks passed; an error is
@@ -172,6 +363,8 @@ pub fn exit_code(result: Result<bool, String>) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use clap::Parser;
 
     use super::*;
@@ -184,9 +377,19 @@ mod tests {
         target: TargetKind,
     }
 
-    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
-        let command = Options::command().mut_arg("arch", |arg| arg.default_value("b200").required(false));
-        Options::from_arg_matches(&command.try_get_matches_from(args)?)
+    impl Validate for Options {
+        fn validate(&self, given: &Given<'_>) -> Result<(), String> {
+            if self.target == TargetKind::Emu
+                && let Some(flag) = given.any(&["clock", "policy", "trace"])
+            {
+                return Err(format!("{flag} applies to --target model only"));
+            }
+            self.model.validate()
+        }
+    }
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        try_parse_from(Some(Arch::B200), args).map_err(|e| one_line(&e))
     }
 
     #[test]
@@ -194,9 +397,19 @@ mod tests {
         let options = parse(&["x"]).unwrap();
         assert_eq!(options.model.arch.arch, Arch::B200);
         assert_eq!(parse(&["x", "--arch", "h100-sxm"]).unwrap().model.arch.arch, Arch::H100);
-        assert!(parse(&["x", "--arch", "a100"]).is_err());
         let help = Options::command().mut_arg("arch", |a| a.default_value("b200")).render_help().to_string();
-        assert!(help.contains("[default: b200]") && help.contains("h200"), "{help}");
+        assert!(
+            help.contains("[default: b200]")
+                && help.contains("h200 or b200")
+                && help.contains("[possible values: h100, h200, b200]"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_arch_is_one_line_listing_the_names_of_the_help() {
+        let err = parse(&["x", "--arch", "a100"]).unwrap_err();
+        assert!(!err.contains('\n') && err.contains("--arch") && err.contains("h100, h200, b200"), "{err}");
     }
 
     #[test]
@@ -205,8 +418,54 @@ mod tests {
         let sim = options.model.options();
         assert_eq!(sim.clock_ghz, Some(1.5));
         assert_eq!(sim.policy, SchedulerPolicy::LooseRoundRobin);
-        assert!(sim.trace.is_none());
+        assert!(sim.trace.is_none() && sim.progress.is_some());
         assert_eq!(options.target, TargetKind::Model);
         assert!(TargetKind::Gpu.unavailable().is_some() && TargetKind::Model.unavailable().is_none());
+    }
+
+    #[test]
+    fn clocks_outside_the_machine_are_rejected() {
+        for clock in ["1e9", "0", "-1", "NaN", "2.5"] {
+            let err = parse(&["x", "--target", "model", &format!("--clock={clock}")]).unwrap_err();
+            assert!(err.contains("--clock") && err.contains("1.98 GHz"), "{clock}: {err}");
+        }
+        assert!(parse(&["x", "--target", "model", "--clock", "1.98"]).is_ok());
+    }
+
+    #[test]
+    fn trace_files_are_checked_before_any_work() {
+        let err = parse(&["x", "--target", "model", "--trace", "/nonexistent-dir/t.json"]).unwrap_err();
+        assert!(err.contains("--trace /nonexistent-dir/t.json: cannot write"), "{err}");
+        let err = parse(&["x", "--target", "model", "--trace", "t.txt"]).unwrap_err();
+        assert!(err.contains("unknown trace format") && err.contains(".json"), "{err}");
+        let dir = std::env::temp_dir().join(format!("warpspec-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ok = dir.join("t.html");
+        assert!(parse(&["x", "--target", "model", "--trace", ok.to_str().unwrap()]).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn flags_that_would_do_nothing_are_rejected() {
+        let err = parse(&["x", "--policy", "lrr"]).unwrap_err();
+        assert!(err.contains("--policy applies to --target model only"), "{err}");
+        assert!(parse(&["x", "--policy", "gto", "--target", "model"]).is_ok());
+    }
+
+    #[test]
+    fn progress_lines_estimate_the_time_left() {
+        let p = Progress { cycle: 1000, ctas_done: 25, ctas: 100, wall: Duration::from_secs(10) };
+        assert!(progress_line(&p).ends_with("about 30 s left"), "{}", progress_line(&p));
+        let p = Progress { ctas_done: 1, ..p };
+        assert!(progress_line(&p).ends_with("about 16 min 30 s left"), "{}", progress_line(&p));
+        let p = Progress { ctas_done: 0, ..p };
+        assert!(progress_line(&p).contains("unknown"), "{}", progress_line(&p));
+    }
+
+    #[test]
+    fn ranges_name_the_argument() {
+        assert!(check_range("--heads", 16usize, 1..=65_535, "grid y").is_ok());
+        let err = check_range("--heads", 4_294_967_297usize, 1..=65_535, "a grid dimension").unwrap_err();
+        assert_eq!(err, "--heads 4294967297: out of range; accepted 1..=65535 (a grid dimension)");
     }
 }

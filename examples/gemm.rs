@@ -26,7 +26,7 @@ use clap::Parser;
 use warpspec::dsl::Global;
 use warpspec::emu::{EmuError, EmuOptions};
 use warpspec::{Emulator, Model, Target};
-use warpspec_examples::cli::{self, Arch, ModelArgs, TargetKind};
+use warpspec_examples::cli::{self, Arch, Given, ModelArgs, TargetKind, Validate};
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
@@ -34,9 +34,10 @@ use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16
 /// timed on the model.
 #[derive(Parser, Debug)]
 struct Options {
-    /// Problem size [default: 512 512 512 on the emulator, 8192 8192 8192 on the model].
-    #[arg(num_args = 3, value_names = ["M", "N", "K"])]
-    dims: Option<Vec<usize>>,
+    /// Problem size, each at least 1 [default: 512 512 512 on the emulator, 8192 8192 8192
+    /// on the model].
+    #[arg(num_args = 3, value_names = ["M", "N", "K"], value_parser = clap::value_parser!(u64).range(1..))]
+    dims: Option<Vec<u64>>,
     /// Where the kernel runs.
     #[arg(long, value_enum, default_value_t = TargetKind::Emu)]
     target: TargetKind,
@@ -46,7 +47,7 @@ struct Options {
     /// Emulator: turn the race detector on (release builds run without it).
     #[arg(long)]
     race_detection: bool,
-    /// Emulator: launches to run; the median throughput is reported.
+    /// Emulator: launches to run (at least 1); the median throughput is reported.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// The timing model (`--target model`).
@@ -54,23 +55,61 @@ struct Options {
     model: ModelArgs,
 }
 
+/// Options of the timing model only.
+const MODEL_ONLY: [&str; 4] = ["arch", "clock", "policy", "trace"];
+/// Options of the emulator only.
+const EMULATOR_ONLY: [&str; 2] = ["race_detection", "repeat"];
+
+impl Options {
+    /// Where the kernel runs (`--simulate` is `--target model`).
+    fn target(&self) -> TargetKind {
+        if self.simulate { TargetKind::Model } else { self.target }
+    }
+
+    /// `M N K`, or the target's default.
+    fn dims(&self) -> Result<[usize; 3], String> {
+        let default = if self.target() == TargetKind::Model { 8192 } else { 512 };
+        match self.dims.as_deref() {
+            None => Ok([default; 3]),
+            Some(&[m, n, k]) => {
+                let dim = |d: u64| usize::try_from(d).map_err(|_| format!("M N K: {d} does not fit in usize"));
+                Ok([dim(m)?, dim(n)?, dim(k)?])
+            }
+            Some(dims) => Err(format!("M N K: expected three sizes, not {dims:?}")),
+        }
+    }
+}
+
+impl Validate for Options {
+    fn validate(&self, given: &Given<'_>) -> Result<(), String> {
+        let target = self.target();
+        if let Some(e) = target.unavailable() {
+            return Err(e);
+        }
+        let (others, theirs) =
+            if target == TargetKind::Model { (&EMULATOR_ONLY[..], "emu") } else { (&MODEL_ONLY[..], "model") };
+        if let Some(flag) = given.any(others) {
+            return Err(format!("{flag} applies to --target {theirs} only"));
+        }
+        let [m, n, k] = self.dims()?;
+        gemm::check_problem(m, n, k, gemm::ws_gemm::BM, gemm::ws_gemm::BN).map_err(|e| format!("M N K: {e}"))?;
+        if target == TargetKind::Model {
+            self.model.validate()
+        } else {
+            cli::check_host_memory(&format!("M N K = {m} {n} {k} on the emulator"), gemm::host_bytes(m, n, k))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     cli::exit_code(run(cli::parse_with_arch(Arch::H100)))
 }
 
 fn run(options: Options) -> Result<bool, String> {
-    let target = if options.simulate { TargetKind::Model } else { options.target };
-    if let Some(e) = target.unavailable() {
-        return Err(e);
-    }
-    let dims = |default| match options.dims.as_deref() {
-        None => Ok([default; 3]),
-        Some(&[m, n, k]) if m > 0 && n > 0 && k > 0 => Ok([m, n, k]),
-        Some(dims) => Err(format!("every dimension must be at least 1, not {dims:?}")),
-    };
-    match target {
-        TargetKind::Model => time_on_model(&options, dims(8192)?),
-        _ => check_on_emulator(&options, dims(512)?),
+    let dims = options.dims()?;
+    match options.target() {
+        TargetKind::Model => time_on_model(&options, dims),
+        _ => check_on_emulator(&options, dims),
     }
 }
 
@@ -123,4 +162,59 @@ fn time_on_model(options: &Options, [m, n, k]: [usize; 3]) -> Result<bool, Strin
         println!("trace written to {} (open it in {open_in})", path.display());
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use warpspec_examples::cli::{one_line, try_parse_from};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args = std::iter::once("gemm").chain(args.iter().copied());
+        try_parse_from(Some(Arch::H100), args).map_err(|e| one_line(&e))
+    }
+
+    fn rejected(args: &[&str], wants: &[&str]) {
+        let err = parse(args).unwrap_err();
+        assert!(!err.contains('\n'), "{args:?}: not one line: {err}");
+        for want in wants {
+            assert!(err.contains(want), "{args:?}: `{want}` missing from: {err}");
+        }
+    }
+
+    #[test]
+    fn defaults_follow_the_target() {
+        assert_eq!(parse(&[]).unwrap().dims(), Ok([512; 3]));
+        assert_eq!(parse(&["--target", "model"]).unwrap().dims(), Ok([8192; 3]));
+        assert_eq!(parse(&["--simulate", "64", "64", "64"]).unwrap().target(), TargetKind::Model);
+    }
+
+    #[test]
+    fn sizes_are_checked_before_any_allocation() {
+        rejected(&["0", "512", "512"], &["invalid value '0'", "1.."]);
+        rejected(&["--target", "model", "100000000", "256", "64"], &["M N K", "along y", "1 to 65535"]);
+        rejected(&["--target", "model", "1099511627776", "1099511627776", "1099511627776"], &["M N K", "64 bits"]);
+        if warpspec::emu::memory::available_bytes().is_some() {
+            rejected(&["100000", "100000", "100000"], &["M N K = 100000 100000 100000", "host memory"]);
+        }
+    }
+
+    #[test]
+    fn options_of_the_other_target_are_rejected() {
+        rejected(&["--trace", "x.json"], &["--trace applies to --target model only"]);
+        rejected(&["--clock", "1.5"], &["--clock applies to --target model only"]);
+        rejected(&["--target", "model", "--race-detection"], &["--race-detection applies to --target emu only"]);
+        rejected(&["--target", "model", "--repeat", "3"], &["--repeat applies to --target emu only"]);
+        rejected(&["--target", "gpu"], &["--target gpu", "not available"]);
+    }
+
+    #[test]
+    fn model_options_are_checked() {
+        rejected(&["--target", "model", "--clock", "1e9"], &["--clock 1000000000", "1.98 GHz"]);
+        rejected(&["--simulate", "--clock", "1e9"], &["--clock"]);
+        rejected(&["--target", "model", "--trace", "/nonexistent-dir/g.json"], &["--trace", "cannot write"]);
+        rejected(&["--repeat", "0"], &["--repeat"]);
+        rejected(&["--arch", "a100", "--target", "model"], &["--arch", "h100, h200, b200"]);
+    }
 }

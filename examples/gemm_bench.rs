@@ -12,19 +12,32 @@ use std::time::Instant;
 
 use clap::Parser;
 use rayon::prelude::*;
-use warpspec_examples::cli;
+use warpspec_examples::cli::{self, Given, Validate};
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{random_values, round_bf16};
 
 /// Emulation throughput of the warp-specialized GEMM beside the direct product.
 #[derive(Parser, Debug)]
 struct Options {
-    /// Square GEMM sizes to measure.
+    /// Square GEMM sizes to measure (each at least 1; the emulator's tensors must fit in
+    /// host memory).
     #[arg(long, value_delimiter = ',', default_values_t = [512, 1024], value_parser = clap::value_parser!(u32).range(1..))]
     sizes: Vec<u32>,
     /// Runs of each; the median is reported.
     #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
     runs: u32,
+}
+
+impl Validate for Options {
+    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+        for &size in &self.sizes {
+            let n = size as usize;
+            gemm::check_problem(n, n, n, gemm::ws_gemm::BM, gemm::ws_gemm::BN)
+                .map_err(|e| format!("--sizes {size}: {e}"))?;
+            cli::check_host_memory(&format!("--sizes {size}"), gemm::host_bytes(n, n, n))?;
+        }
+        Ok(())
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -61,7 +74,7 @@ fn direct(n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
 }
 
 fn main() -> ExitCode {
-    cli::exit_code(run(Options::parse()))
+    cli::exit_code(run(cli::parse()))
 }
 
 fn run(options: Options) -> Result<bool, String> {
@@ -87,4 +100,28 @@ fn run(options: Options) -> Result<bool, String> {
         println!("{:>5}³ {e:>16.2} {d:>16.2} {:>7.2}x", size, e / d);
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use warpspec_examples::cli::{one_line, try_parse_from};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args = std::iter::once("gemm_bench").chain(args.iter().copied());
+        try_parse_from(None, args).map_err(|e| one_line(&e))
+    }
+
+    #[test]
+    fn arguments_are_not_ignored() {
+        assert_eq!(parse(&[]).unwrap().sizes, [512, 1024]);
+        for args in [&["foo"][..], &["--sizes", "0"], &["--runs", "0"], &["--bogus"]] {
+            assert!(parse(args).is_err(), "{args:?}");
+        }
+        if warpspec::emu::memory::available_bytes().is_some() {
+            let err = parse(&["--sizes", "512,4000000"]).unwrap_err();
+            assert!(err.contains("--sizes 4000000") && !err.contains('\n'), "{err}");
+        }
+    }
 }

@@ -108,19 +108,71 @@ pub fn gemm(
     Ok((c, report))
 }
 
-/// The launch grid: one CTA per 128 x 256 output tile (x over N, y over M).
+/// The launch grid: one CTA per 128 x 256 output tile (x over N, y over M). A problem too
+/// large for a grid gives one that every launch rejects ([`Grid::saturating`]);
+/// [`check_problem`] says so before any work.
 pub fn grid(m: usize, n: usize) -> Grid {
-    Grid::new(n.div_ceil(ws_gemm::BN) as u32, m.div_ceil(ws_gemm::BM) as u32, 1)
+    Grid::saturating(n.div_ceil(ws_gemm::BN), m.div_ceil(ws_gemm::BM), 1)
+}
+
+/// Checks an `m x n x k` GEMM for a kernel of `bm x bn` output tiles before any work: every
+/// dimension at least 1, each operand's element count and the FLOP count (2·m·n·k) within
+/// `u64`, and the grid (x over N, y over M) within the launch limits. Returns the grid.
+pub fn check_problem(m: usize, n: usize, k: usize, bm: usize, bn: usize) -> Result<Grid, LaunchError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(LaunchError::Problem(format!("GEMM of {m}x{n}x{k}: every dimension must be at least 1")));
+    }
+    let [m64, n64, k64] = [m, n, k].map(|d| d as u64);
+    let counted = [m64.checked_mul(k64), k64.checked_mul(n64), m64.checked_mul(n64)]
+        .into_iter()
+        .all(|c| c.is_some_and(|c| usize::try_from(c).is_ok()));
+    if !counted || m64.checked_mul(n64).and_then(|mn| mn.checked_mul(k64)).and_then(|mnk| mnk.checked_mul(2)).is_none()
+    {
+        return Err(LaunchError::Problem(format!(
+            "GEMM of {m}x{n}x{k}: its element or FLOP counts do not fit in 64 bits; use a smaller problem"
+        )));
+    }
+    Grid::try_new(n.div_ceil(bn), m.div_ceil(bm), 1)
+}
+
+/// Host bytes an emulator run of an `m x n x k` GEMM allocates for its data, as the examples
+/// do it: A and B as random `f32`, rounded `f32` and `bf16` copies (10 bytes an element), C
+/// as the output tensor, its `f32` copy and the `f64` reference (16 bytes an element).
+/// `None` if the count overflows.
+pub fn host_bytes(m: usize, n: usize, k: usize) -> Option<u64> {
+    let [m, n, k] = [m, n, k].map(|d| d as u64);
+    let inputs = m.checked_mul(k)?.checked_add(k.checked_mul(n)?)?.checked_mul(10)?;
+    inputs.checked_add(m.checked_mul(n)?.checked_mul(16)?)
 }
 
 /// Launch arguments holding copies of `a` and `b`, checking the shapes.
 pub fn args(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Result<ws_gemm::Args, LaunchError> {
-    if m == 0 || n == 0 || k == 0 {
-        return Err(LaunchError::Problem(format!("GEMM of {m}x{n}x{k}: every dimension must be at least 1")));
-    }
+    check_problem(m, n, k, ws_gemm::BM, ws_gemm::BN)?;
     let a = Global::from_f32(&[m, k], a)
         .ok_or_else(|| LaunchError::Problem(format!("A has {} values, expected m*k = {}", a.len(), m * k)))?;
     let b = Global::from_f32(&[k, n], b)
         .ok_or_else(|| LaunchError::Problem(format!("B has {} values, expected k*n = {}", b.len(), k * n)))?;
     Ok(ws_gemm::Args { a, b, c: Global::zeros(&[m, n]) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_beyond_the_grid_or_64_bits_are_rejected_before_any_work() {
+        assert_eq!(check_problem(512, 512, 512, 128, 256), Ok(Grid::new(2, 4, 1)));
+        let tall = check_problem(65_536 * 128 + 1, 256, 64, 128, 256).unwrap_err();
+        assert!(matches!(tall, LaunchError::GridTooLarge { axis: 'y', .. }), "{tall:?}");
+        let huge = check_problem(1 << 40, 1 << 40, 1 << 40, 128, 256).unwrap_err();
+        assert!(huge.to_string().contains("64 bits"), "{huge}");
+        assert!(check_problem(0, 1, 1, 128, 256).is_err());
+        assert_eq!(grid(1 << 40, 256).dims[1], u32::MAX);
+    }
+
+    #[test]
+    fn host_bytes_count_inputs_outputs_and_reference() {
+        assert_eq!(host_bytes(2, 3, 4), Some(10 * (8 + 12) + 16 * 6));
+        assert_eq!(host_bytes(1 << 40, 1 << 40, 1 << 40), None);
+    }
 }

@@ -27,8 +27,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use rayon::prelude::*;
 use warpspec::report::{RoleStalls, SimReport, StallReason};
+use warpspec::sim::machine::MmaIssue;
 use warpspec::sim::{Machine, SimOptions, TraceOptions};
-use warpspec_examples::cli::{self, Arch, ArchArgs};
+use warpspec_examples::cli::{self, Arch, ArchArgs, Given, Validate};
 use warpspec_examples::gemm_tradeoff::{self, Config, STAMPED, TileShape, Variant};
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
@@ -46,15 +47,34 @@ const TILE_PIPES: [usize; 2] = [2, 4];
 /// on the model.
 #[derive(Parser, Debug)]
 struct Options {
-    /// The timed GEMM is `SIZE x SIZE x SIZE`.
+    /// The timed GEMM is `SIZE x SIZE x SIZE` (at least 1; its grid must fit a launch).
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..))]
     size: u32,
+    /// The machine: a Hopper one (h100, h200), since the kernels issue `wgmma`.
     #[command(flatten)]
     arch: ArchArgs,
     /// Time only this kernel (as `v1:256x256:4`) and write its timeline to FILE (format by
     /// extension: `.html`, `.svg`, Chrome trace-event JSON otherwise).
     #[arg(long, num_args = 2, value_names = ["VARIANT:TILE:PIPE", "FILE"])]
     trace: Option<Vec<String>>,
+}
+
+impl Validate for Options {
+    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+        let size = self.size as usize;
+        gemm_tradeoff::check_problem([size; 3]).map_err(|e| format!("--size {size}: {e}"))?;
+        if matches!(self.arch.machine().tensor.issue, MmaIssue::SingleThreadTcgen05 { .. }) {
+            return Err(format!(
+                "--arch {}: the trade-off kernels issue wgmma, which it does not have; accepted: h100, h200",
+                self.arch.arch.name()
+            ));
+        }
+        if let Some([kernel, file]) = self.trace.as_deref() {
+            parse_config(kernel).map_err(|e| format!("--trace: {e}"))?;
+            cli::check_trace_path("--trace", Path::new(file))?;
+        }
+        Ok(())
+    }
 }
 
 fn main() -> ExitCode {
@@ -231,5 +251,29 @@ fn print_tables(size: usize, arch: Arch, runs: &[(Config, SimReport)]) {
             100.0 * u[Unit::Hbm],
             stalls.join("; ")
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use warpspec_examples::cli::{one_line, try_parse_from};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args = std::iter::once("gemm_tradeoff").chain(args.iter().copied());
+        try_parse_from(Some(Arch::H100), args).map_err(|e| one_line(&e))
+    }
+
+    #[test]
+    fn arguments_are_checked_before_the_emulator_runs() {
+        assert!(parse(&["--size", "4096", "--arch", "h200"]).is_ok());
+        assert!(parse(&["--arch", "b200"]).unwrap_err().contains("--arch b200: the trade-off kernels issue wgmma"));
+        assert!(parse(&["--size", "0"]).is_err());
+        assert!(parse(&["--size", "4000000000"]).unwrap_err().contains("--size 4000000000"));
+        let err = parse(&["--trace", "v9:1x1:1", "x.json"]).unwrap_err();
+        assert!(err.contains("--trace: bad kernel `v9:1x1:1`"), "{err}");
+        let err = parse(&["--trace", "v1:256x256:4", "/nonexistent-dir/v1.json"]).unwrap_err();
+        assert!(err.contains("cannot write"), "{err}");
     }
 }

@@ -318,7 +318,7 @@ stamp! {
 
 /// The launch grid for `tile`: one CTA per output tile (x over N, y over M).
 pub fn grid(tile: TileShape, m: usize, n: usize) -> Grid {
-    Grid::new(n.div_ceil(tile.n) as u32, m.div_ceil(tile.m) as u32, 1)
+    Grid::saturating(n.div_ceil(tile.n), m.div_ceil(tile.m), 1)
 }
 
 /// Runs on the emulator.
@@ -344,10 +344,16 @@ impl Launch for Simulate<'_> {
     }
 }
 
-/// Checks that every dimension of an `m x n x k` GEMM is at least 1.
+/// [`check_problem`] with the dimensions apart.
 fn check_dims(m: usize, n: usize, k: usize) -> Result<(), LaunchError> {
-    if m == 0 || n == 0 || k == 0 {
-        return Err(LaunchError::Problem(format!("GEMM of {m}x{n}x{k}: every dimension must be at least 1")));
+    check_problem([m, n, k])
+}
+
+/// Checks an `m x n x k` problem for every stamped tile before any work
+/// ([`crate::gemm::check_problem`]).
+pub fn check_problem([m, n, k]: [usize; 3]) -> Result<(), LaunchError> {
+    for &(tile, _) in STAMPED {
+        crate::gemm::check_problem(m, n, k, tile.m, tile.n)?;
     }
     Ok(())
 }

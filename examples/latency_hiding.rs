@@ -20,7 +20,7 @@ use clap::Parser;
 use warpspec::sim::lower::{Dep, Instr};
 use warpspec::sim::timing::{ExecPipe, Timing};
 use warpspec::sim::{MicroInstance, MicroKernel, SimOptions, TraceOptions, simulate_micro};
-use warpspec_examples::cli::{self, Arch, ArchArgs};
+use warpspec_examples::cli::{self, Arch, ArchArgs, Given, Validate};
 
 /// FFMAs each loaded value feeds.
 const WORK_PER_LOAD: u32 = 8;
@@ -49,6 +49,15 @@ struct Options {
     /// extension: `.html`, `.svg`, Chrome trace-event JSON otherwise).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+}
+
+impl Validate for Options {
+    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+        match &self.trace {
+            Some(path) => cli::check_trace_path("--trace", path),
+            None => Ok(()),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -105,4 +114,24 @@ fn run(options: Options) -> Result<bool, String> {
         println!("timeline of 4 warps per scheduler, 1 load each, written to {}", path.display());
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use warpspec_examples::cli::{one_line, try_parse_from};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args = std::iter::once("latency_hiding").chain(args.iter().copied());
+        try_parse_from(Some(Arch::H100), args).map_err(|e| one_line(&e))
+    }
+
+    #[test]
+    fn trace_files_are_checked_first() {
+        assert!(parse(&["--l2"]).is_ok());
+        let err = parse(&["--trace", "/nonexistent-dir/l.json"]).unwrap_err();
+        assert!(err.contains("--trace /nonexistent-dir/l.json: cannot write"), "{err}");
+        assert!(parse(&["--trace", "l.png"]).unwrap_err().contains("unknown trace format"));
+    }
 }

@@ -23,7 +23,7 @@ use warpspec::sim::lower::{Dep, Instr};
 use warpspec::sim::timing::ExecPipe;
 use warpspec::sim::{Machine, MicroInstance, MicroKernel, SimError, SimOptions, simulate_micro};
 use warpspec::{Model, Target};
-use warpspec_examples::cli::{self, Arch, ArchArgs};
+use warpspec_examples::cli::{self, Arch, ArchArgs, Given, Validate};
 use warpspec_examples::gemm;
 
 /// 16 warps per scheduler on every SM (two CTAs of 8 per scheduler each), all running
@@ -49,9 +49,18 @@ fn line(name: &str, report: &SimReport, wall: f64) {
 struct Options {
     #[command(flatten)]
     arch: ArchArgs,
-    /// Size of the square GEMM timed last.
+    /// Size of the square GEMM timed last (at least 1; its grid must fit a launch).
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..))]
     size: u32,
+}
+
+impl Validate for Options {
+    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+        let n = self.size as usize;
+        gemm::check_problem(n, n, n, gemm::ws_gemm::BM, gemm::ws_gemm::BN)
+            .map(drop)
+            .map_err(|e| format!("--size {n}: {e}"))
+    }
 }
 
 fn main() -> ExitCode {
@@ -95,4 +104,26 @@ fn run(options: Options) -> Result<bool, String> {
         report.clock_ghz
     );
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use warpspec_examples::cli::{one_line, try_parse_from};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Options, String> {
+        let args = std::iter::once("sim_bench").chain(args.iter().copied());
+        try_parse_from(Some(Arch::H100), args).map_err(|e| one_line(&e))
+    }
+
+    #[test]
+    fn arguments_are_not_ignored() {
+        assert_eq!(parse(&[]).unwrap().size, 8192);
+        for args in [&["--bogus"][..], &["--size", "0"], &["--arch", "a100"], &["8192"]] {
+            assert!(parse(args).is_err(), "{args:?}");
+        }
+        let err = parse(&["--size", "4000000000"]).unwrap_err();
+        assert!(err.contains("--size 4000000000") && err.contains("64 bits"), "{err}");
+    }
 }

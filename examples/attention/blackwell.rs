@@ -313,7 +313,7 @@ fa4_kernel!(fa4_f16_d128, f16, 128);
 
 /// The launch grid: one CTA per 256 query rows (x), head (y) and batch entry (z).
 pub fn grid(problem: &Problem) -> Grid {
-    Grid::new(problem.seq.div_ceil(256) as u32, problem.heads as u32, problem.batch as u32)
+    Grid::saturating(problem.seq.div_ceil(256), problem.heads, problem.batch)
 }
 
 /// Runs the kernel matching `problem` on the emulator; returns `O` (`[batch, heads, seq, d]`,

@@ -9,7 +9,7 @@ use warpspec::report::SimReport;
 
 use super::Problem;
 use super::reference::attention_f64;
-use crate::cli::ModelArgs;
+use crate::cli::{self, ModelArgs};
 use crate::reference::{errors, random_values};
 
 /// Storage format of Q, K, V and O.
@@ -33,16 +33,16 @@ impl From<Format> for DType {
 /// The attention problem, as options.
 #[derive(Args, Clone, Debug)]
 pub struct ProblemArgs {
-    /// Batch size of the timed problem.
+    /// Batch size of the timed problem (1..=65535: the grid's z).
     #[arg(long, default_value_t = 4)]
     pub batch: usize,
-    /// Heads of the timed problem.
+    /// Heads of the timed problem (1..=65535: the grid's y).
     #[arg(long, default_value_t = 16)]
     pub heads: usize,
-    /// Sequence length of the timed problem.
+    /// Sequence length of the timed problem (at least 1).
     #[arg(long, default_value_t = 4096)]
     pub seq: usize,
-    /// Head dimension (64 or 128).
+    /// Head dimension: 64 or 128.
     #[arg(long, default_value_t = 128)]
     pub head_dim: usize,
     /// Causal mask.
@@ -51,12 +51,36 @@ pub struct ProblemArgs {
     /// Storage format.
     #[arg(long, value_enum, default_value_t = Format::Bf16)]
     pub dtype: Format,
-    /// Sequence length of the problem checked on the emulator against f64.
+    /// Sequence length of the problem (batch 1, heads 2) checked on the emulator against
+    /// f64 (at least 1; its tensors must fit in host memory).
     #[arg(long, default_value_t = 512)]
     pub check_seq: usize,
 }
 
+/// Bytes of host memory per element of Q (and of K, V, O) that a numerics check holds: the
+/// random and rounded `f32` inputs (24), the tensors (at most 16), the output and its `f64`
+/// reference (12).
+const CHECK_BYTES_PER_ELEMENT: u64 = 52;
+
 impl ProblemArgs {
+    /// Checks every problem argument before any work: each size in its range, the timed
+    /// problem within the launch limits, the checked problem within host memory.
+    pub fn validate(&self) -> Result<(), String> {
+        let grid = "a grid dimension of the launch";
+        cli::check_range("--batch", self.batch, 1..=65_535, grid)?;
+        cli::check_range("--heads", self.heads, 1..=65_535, grid)?;
+        cli::check_at_least("--seq", self.seq, 1, "a sequence has at least one token")?;
+        cli::check_at_least("--check-seq", self.check_seq, 1, "a sequence has at least one token")?;
+        if !matches!(self.head_dim, 64 | 128) {
+            return Err(format!("--head-dim {}: not supported; accepted 64 or 128", self.head_dim));
+        }
+        self.problem().check().map_err(|e| format!("--seq {}: {e}", self.seq))?;
+        let check = self.check_problem();
+        check.check().map_err(|e| format!("--check-seq {}: {e}", self.check_seq))?;
+        let bytes = (check.elements() as u64).checked_mul(CHECK_BYTES_PER_ELEMENT);
+        cli::check_host_memory(&format!("--check-seq {}: the emulator check", self.check_seq), bytes)
+    }
+
     /// The timed problem.
     pub fn problem(&self) -> Problem {
         Problem {
@@ -81,12 +105,17 @@ pub struct TimingArgs {
     /// The timing model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Skip the timing run.
-    #[arg(long)]
+    /// Skip the timing run (then none of the timing model's options applies).
+    #[arg(long, conflicts_with_all = ["arch", "clock", "policy", "trace"])]
     pub no_timing: bool,
 }
 
 impl TimingArgs {
+    /// Checks the timing model's options ([`ModelArgs::validate`]).
+    pub fn validate(&self) -> Result<(), String> {
+        self.model.validate()
+    }
+
     /// Writes the report's timeline to the `--trace` file, if both exist.
     pub fn write_trace(&self, report: &SimReport) -> Result<(), String> {
         if let Some((path, open_in)) = self.model.write_trace(report.trace.as_ref())? {

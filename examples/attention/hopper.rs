@@ -32,6 +32,19 @@ impl Variant {
     pub const FULL: Variant = Variant { pingpong: true, overlap: true };
 }
 
+impl std::fmt::Display for Variant {
+    /// `ping-pong + overlap`, `ping-pong only`, `overlap only` or `neither`: the names of
+    /// the ablation table.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match (self.pingpong, self.overlap) {
+            (true, true) => "ping-pong + overlap",
+            (true, false) => "ping-pong only",
+            (false, true) => "overlap only",
+            (false, false) => "neither",
+        })
+    }
+}
+
 /// Stamps out the kernel for one element type and head dimension.
 macro_rules! fa3_kernel {
     ($name:ident, $elem:ty, $d:literal) => {
@@ -447,7 +460,7 @@ flat_kernel!(flat_f16_d128, f16, 128);
 
 /// The launch grid: one CTA per 128 query rows (x), head (y) and batch entry (z).
 pub fn grid(problem: &Problem) -> Grid {
-    Grid::new(problem.seq.div_ceil(128) as u32, problem.heads as u32, problem.batch as u32)
+    Grid::saturating(problem.seq.div_ceil(128), problem.heads, problem.batch)
 }
 
 /// Runs the kernel matching `problem` on the emulator; returns `O` (`[batch, heads, seq, d]`,

@@ -24,6 +24,10 @@ use warpspec::dsl::{DType, Element, Global, Kernel};
 use warpspec::emu::{self, EmuError, EmuReport};
 use warpspec::{Grid, LaunchError, bf16, f16};
 
+/// Query rows of the smallest tile a kernel's CTA takes (the Hopper kernel's; Blackwell's is
+/// 256): the grid's x dimension is at most `seq / MIN_QUERY_TILE`.
+pub const MIN_QUERY_TILE: usize = 128;
+
 /// One attention forward problem: `O = softmax(Q Kᵀ / sqrt(d)) V` per batch and head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Problem {
@@ -78,7 +82,16 @@ impl Problem {
         if !matches!(self.dtype, DType::Bf16 | DType::F16) {
             return Err(LaunchError::Problem(format!("dtype {} is not supported: use bf16 or f16", self.dtype)));
         }
-        Ok(())
+        let elements =
+            [self.batch, self.heads, self.seq, self.head_dim].iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64));
+        if elements.is_none_or(|n| usize::try_from(n).is_err()) {
+            return Err(LaunchError::Problem(format!(
+                "attention with batch {}, heads {}, seq {}, d {}: Q, K, V and O would have more elements than 64 bits count",
+                self.batch, self.heads, self.seq, self.head_dim
+            )));
+        }
+        // x over query tiles (128 rows at the smallest), y over heads, z over the batch.
+        Grid::try_new(self.seq.div_ceil(MIN_QUERY_TILE), self.heads, self.batch).map(drop)
     }
 }
 

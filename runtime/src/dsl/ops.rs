@@ -66,47 +66,132 @@ pub enum MathKind {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// `mbarrier.arrive` (with `expect_tx` of `tx_bytes` when non-zero) by one elected thread.
-    Arrive { slot: BarrierSlot, tx_bytes: u32 },
+    Arrive {
+        /// The barrier and stage arrived on.
+        slot: BarrierSlot,
+        /// Transaction bytes the arrive expects (0: a plain arrive).
+        tx_bytes: u32,
+    },
     /// A TMA tile load of `bytes` global→shared that completes `bytes` on `slot`.
-    TmaLoad { slot: BarrierSlot, bytes: u32, rows: u32, cols: u32, src: GlobalTile },
+    TmaLoad {
+        /// The barrier and stage the copy completes its bytes on.
+        slot: BarrierSlot,
+        /// Bytes copied.
+        bytes: u32,
+        /// Rows of the tile.
+        rows: u32,
+        /// Columns of the tile.
+        cols: u32,
+        /// Where in global memory the tile starts.
+        src: GlobalTile,
+    },
     /// A TMA tile store of `bytes` shared→global, committed as one bulk group.
-    TmaStore { bytes: u32, dst: GlobalTile },
+    TmaStore {
+        /// Bytes copied.
+        bytes: u32,
+        /// Where in global memory the tile lands.
+        dst: GlobalTile,
+    },
     /// One warpgroup MMA `M x N x K` (issued and committed as one group).
-    Mma { m: u32, n: u32, k: u32, dtype: DType, a_in_registers: bool },
+    Mma {
+        /// Rows of the accumulator.
+        m: u32,
+        /// Columns of the accumulator.
+        n: u32,
+        /// Depth of the product.
+        k: u32,
+        /// Element type of the operands.
+        dtype: DType,
+        /// `A` comes from registers (`wgmma` RS) rather than shared memory (SS).
+        a_in_registers: bool,
+    },
     /// One single-thread MMA into tensor memory `M x N x K` (`tcgen05.mma`), `A` from
     /// shared memory or, with `a_in_tmem`, from tensor memory.
-    Umma { m: u32, n: u32, k: u32, dtype: DType, a_in_tmem: bool },
+    Umma {
+        /// Rows of the accumulator.
+        m: u32,
+        /// Columns of the accumulator.
+        n: u32,
+        /// Depth of the product.
+        k: u32,
+        /// Element type of the operands.
+        dtype: DType,
+        /// `A` comes from tensor memory rather than shared memory.
+        a_in_tmem: bool,
+    },
     /// `tcgen05.commit`: one arrive on `slot` once every MMA this instance issued before it
     /// has completed.
-    MmaCommit { slot: BarrierSlot },
+    MmaCommit {
+        /// The barrier and stage arrived on.
+        slot: BarrierSlot,
+    },
     /// Tensor memory → registers (`tcgen05.ld`), `bytes` in total over the instance.
-    TmemLoad { bytes: u32 },
+    TmemLoad {
+        /// Bytes moved.
+        bytes: u32,
+    },
     /// Registers → tensor memory (`tcgen05.st`), `bytes` in total over the instance.
-    TmemStore { bytes: u32 },
+    TmemStore {
+        /// Bytes moved.
+        bytes: u32,
+    },
     /// Register-fragment arithmetic over `rows x cols` elements of the instance.
-    Math { kind: MathKind, rows: u32, cols: u32 },
+    Math {
+        /// The instructions it lowers to.
+        kind: MathKind,
+        /// Rows of the fragment.
+        rows: u32,
+        /// Columns of the fragment.
+        cols: u32,
+    },
     /// Shared memory → registers, `bytes` in total over the instance.
-    SharedLoad { bytes: u32 },
+    SharedLoad {
+        /// Bytes moved.
+        bytes: u32,
+    },
     /// Registers → shared memory, `bytes` in total over the instance.
-    SharedStore { bytes: u32 },
+    SharedStore {
+        /// Bytes moved.
+        bytes: u32,
+    },
     /// Registers → global memory, `bytes` in total over the instance.
-    GlobalStore { bytes: u32 },
+    GlobalStore {
+        /// Bytes moved.
+        bytes: u32,
+    },
     /// `bar.arrive` on named barrier `barrier` (index into the kernel's named barriers).
-    NamedArrive { barrier: u16 },
+    NamedArrive {
+        /// Index of the named barrier in the kernel's declaration order.
+        barrier: u16,
+    },
 }
 
 /// A blocking operation: the instance suspends until it is satisfied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {
     /// `mbarrier.try_wait.parity`: until the phase of parity `parity` of `slot` has completed.
-    Parity { slot: BarrierSlot, parity: u32 },
+    Parity {
+        /// The barrier and stage waited on.
+        slot: BarrierSlot,
+        /// The parity of the phase waited for.
+        parity: u32,
+    },
     /// `wgmma.wait_group`: until at most `pending` MMA groups of this instance are in flight.
-    Mma { pending: u32 },
+    Mma {
+        /// MMA groups that may stay in flight.
+        pending: u32,
+    },
     /// `cp.async.bulk.wait_group.read`: until at most `pending` TMA stores still read shared
     /// memory.
-    Store { pending: u32 },
+    Store {
+        /// TMA stores that may still read shared memory.
+        pending: u32,
+    },
     /// `bar.sync` on named barrier `barrier`: arrive, then wait for all its threads.
-    NamedSync { barrier: u16 },
+    NamedSync {
+        /// Index of the named barrier in the kernel's declaration order.
+        barrier: u16,
+    },
 }
 
 /// A protocol error found while running: what happened and where in the kernel source.

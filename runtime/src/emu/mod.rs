@@ -32,6 +32,7 @@
 mod cta;
 mod error;
 mod explore;
+pub mod memory;
 mod monitor;
 mod race;
 mod schedule;
@@ -135,7 +136,8 @@ impl EmuOptions {
 /// Runs kernel `K` over `grid` with launch arguments `params`, with the default
 /// [`EmuOptions`].
 ///
-/// Returns an error if the launch is invalid, if a CTA deadlocks, if role code faults (an
+/// Returns an error if the launch is invalid or would need more host memory than is
+/// available ([`memory::check`]), if a CTA deadlocks, if role code faults (an
 /// out-of-range tile copy, an MMA wait that does not cover its group, ...) or panics, or if
 /// the sanitizer finds a protocol violation.
 pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuError> {
@@ -146,6 +148,8 @@ pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuEr
 /// returned is that of the first failing CTA in launch order.
 pub fn run_with<K: Kernel>(grid: Grid, params: &K::Params, options: &EmuOptions) -> Result<EmuReport, EmuError> {
     let spec = launch::check::<K>(&grid, &LIMITS)?;
+    let workers = rayon::current_num_threads().min(grid.ctas());
+    memory::check(spec, workers, options.race_detection)?;
     let start = Instant::now();
     // Shared memory is allocated once per rayon job and zeroed for each CTA.
     let results: Vec<Result<cta::CtaRun, EmuError>> = (0..grid.ctas())
