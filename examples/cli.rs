@@ -21,7 +21,7 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, ValueEnum};
 use warpspec::emu::memory;
-use warpspec::report::{Trace, TraceFormat};
+use warpspec::report::{CycleWindow, Trace, TraceFormat};
 use warpspec::sim::{Machine, Progress, SchedulerPolicy, SimOptions, TraceOptions};
 
 /// Where a kernel runs.
@@ -131,6 +131,25 @@ pub struct ModelArgs {
     /// Perfetto UI).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// With `--trace`: record and draw only the spans that overlap cycles `START..END` of the
+    /// run (the timeline says what it left out) [default: the whole run].
+    #[arg(long, value_name = "START..END", value_parser = parse_window, requires = "trace")]
+    pub trace_window: Option<CycleWindow>,
+}
+
+/// Parses `START..END` (cycles, `START < END`) for `--trace-window`.
+pub fn parse_window(text: &str) -> Result<CycleWindow, String> {
+    let (start, end) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}` is not a window of cycles: write START..END, e.g. 10000..20000"))?;
+    let cycle = |s: &str| {
+        s.trim().parse::<u64>().map_err(|_| format!("`{s}` in `{text}` is not a cycle count (0 to {})", u64::MAX))
+    };
+    let (start, end) = (cycle(start)?, cycle(end)?);
+    if start >= end {
+        return Err(format!("the window {start}..{end} is empty: START must be below END"));
+    }
+    Ok(CycleWindow { start, end })
 }
 
 impl ModelArgs {
@@ -148,7 +167,10 @@ impl ModelArgs {
             progress: Some(Arc::new(|p: &Progress| eprintln!("{}", progress_line(p)))),
             ..SimOptions::default()
         };
-        if self.trace.is_some() { options.with_trace(TraceOptions::default()) } else { options }
+        match self.trace {
+            Some(_) => options.with_trace(TraceOptions { window: self.trace_window, ..TraceOptions::default() }),
+            None => options,
+        }
     }
 
     /// Checks `--clock` against the machine's clocks and the `--trace` file (format known,
@@ -390,6 +412,19 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Options, String> {
         try_parse_from(Some(Arch::B200), args).map_err(|e| one_line(&e))
+    }
+
+    #[test]
+    fn trace_window_needs_a_trace_and_a_non_empty_range() {
+        let options = parse(&["x", "--target", "model", "--trace", "t.json", "--trace-window", "100..250"]).unwrap();
+        assert_eq!(options.model.trace_window, Some(CycleWindow { start: 100, end: 250 }));
+        let window = options.model.options().trace.and_then(|t| t.window);
+        assert_eq!(window, Some(CycleWindow { start: 100, end: 250 }));
+        assert!(parse(&["x", "--trace-window", "1..2"]).is_err(), "a window without --trace");
+        for bad in ["5..5", "9..3", "a..3", "100"] {
+            let err = parse(&["x", "--trace", "t.json", "--trace-window", bad]).unwrap_err();
+            assert!(err.contains("--trace-window"), "{bad}: {err}");
+        }
     }
 
     #[test]
