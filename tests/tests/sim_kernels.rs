@@ -1,63 +1,11 @@
-//! The timing model driven by `#[kernel]`s: a warp-specialized GEMM timed with and without
+//! The timing model driven by `#[kernel]`s: the examples' warp-specialized GEMM timed with and without
 //! data, and a protocol that deadlocks in simulated time.
 
 use warpspec::Grid;
 use warpspec::prelude::*;
 use warpspec::report::{Awaited, SpanKind, StallReason, Track};
 use warpspec::sim::{self, Machine, SimError, SimOptions, TraceOptions};
-
-/// A warp-specialized GEMM: one producer warp, two consumer warpgroups of 64 rows each.
-#[warpspec::kernel]
-mod gemm {
-    use warpspec::prelude::*;
-
-    pub const BM: usize = 128;
-    pub const BN: usize = 128;
-    pub const BK: usize = 64;
-
-    #[params]
-    pub struct Args {
-        pub a: Global<bf16>,
-        pub b: Global<bf16>,
-        pub c: Global<f32>,
-    }
-
-    #[shared]
-    pub struct Smem {
-        a: Ring<Tile<bf16, BM, BK>, 3>,
-        b: Ring<Tile<bf16, BK, BN>, 3>,
-    }
-
-    #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
-    pub struct Operands;
-
-    #[role(warps = 1, regs = 40)]
-    pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
-        let args = cx.args();
-        let [n_tile, m_tile, _] = cx.block();
-        for k in 0..args.a.shape()[1].div_ceil(BK) {
-            let slot = ops.acquire().await;
-            cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
-            cx.tma_load(&args.b, &[k * BK, n_tile * BN], slot.b(), &slot);
-            ops.commit(slot);
-        }
-    }
-
-    #[role(warpgroups = 2, regs = 232)]
-    pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
-        let args = cx.args();
-        let [n_tile, m_tile, _] = cx.block();
-        let rows = cx.instance() * 64;
-        let mut acc = cx.fragment::<64, BN>(0.0);
-        for _ in 0..args.a.shape()[1].div_ceil(BK) {
-            let full = ops.wait().await;
-            let mma = cx.wgmma(&mut acc, full.a().rows::<64>(rows), full.b());
-            cx.mma_wait(mma, 0).await;
-            ops.release(full);
-        }
-        cx.store_global(&acc, &args.c, &[m_tile * BM + rows, n_tile * BN]);
-    }
-}
+use warpspec_examples::gemm::ws_gemm;
 
 /// Producer and consumer loop counts come from the launch arguments: with more consumer
 /// steps than producer steps, the consumer waits for a slot that is never filled.
@@ -106,35 +54,38 @@ fn values(n: usize, seed: u32) -> Vec<f32> {
 fn the_combined_mode_computes_and_times() {
     let (m, n, k) = (256, 256, 256);
     let (a, b) = (values(m * k, 1), values(k * n, 2));
-    let args = gemm::Args {
+    let args = ws_gemm::Args {
         a: Global::from_f32(&[m, k], &a).expect("shape"),
         b: Global::from_f32(&[k, n], &b).expect("shape"),
         c: Global::zeros(&[m, n]),
     };
-    let grid = Grid::new((n / gemm::BN) as u32, (m / gemm::BM) as u32, 1);
+    let grid = Grid::new((n / ws_gemm::BN) as u32, (m / ws_gemm::BM) as u32, 1);
     let opts = SimOptions { compute: true, ..SimOptions::default() };
-    let report = sim::simulate::<gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
+    let report = sim::simulate::<ws_gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
     let c = args.c.to_f32_vec().expect("data");
     for (i, j) in [(0, 0), (17, 200), (255, 255)] {
         let want: f32 = (0..k)
-            .map(|p| half::bf16::from_f32(a[i * k + p]).to_f32() * half::bf16::from_f32(b[p * n + j]).to_f32())
+            .map(|p| warpspec::bf16::from_f32(a[i * k + p]).to_f32() * warpspec::bf16::from_f32(b[p * n + j]).to_f32())
             .sum();
         assert!((c[i * n + j] - want).abs() < 1e-3, "C[{i}][{j}] = {} != {want}", c[i * n + j]);
     }
     assert_eq!(report.mma_flops, 2 * (m * n * k) as u64);
-    assert_eq!(report.ctas, 4);
-    // Each CTA runs 4 k-steps of 2 x (64 x 128 x 64) MMAs: at least 2048 cycles of tensor work.
+    assert_eq!(report.ctas, 2);
+    // Each CTA runs 4 k-steps of 2 x (64 x 256 x 64) MMAs: at least 2048 cycles of tensor work.
     assert!(report.cycles > 2048, "{report}");
 }
 
 #[test]
 fn shape_only_runs_time_the_same_program() {
     let (m, n, k) = (1024, 1024, 1024);
-    let args =
-        gemm::Args { a: Global::shape_only(&[m, k]), b: Global::shape_only(&[k, n]), c: Global::shape_only(&[m, n]) };
-    let grid = Grid::new((n / gemm::BN) as u32, (m / gemm::BM) as u32, 1);
+    let args = ws_gemm::Args {
+        a: Global::shape_only(&[m, k]),
+        b: Global::shape_only(&[k, n]),
+        c: Global::shape_only(&[m, n]),
+    };
+    let grid = Grid::new((n / ws_gemm::BN) as u32, (m / ws_gemm::BM) as u32, 1);
     let opts = SimOptions::default().with_trace(TraceOptions::default());
-    let report = sim::simulate::<gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
+    let report = sim::simulate::<ws_gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
     println!("{report}");
     assert_eq!(report.mma_flops, 2 * (m * n * k) as u64);
     assert_eq!(report.waves.ctas_per_sm, 1);
@@ -165,12 +116,12 @@ fn a_deadlock_in_simulated_time_names_the_barrier() {
 
 #[test]
 fn wgmma_is_refused_on_blackwell() {
-    let args = gemm::Args {
+    let args = ws_gemm::Args {
         a: Global::shape_only(&[128, 64]),
-        b: Global::shape_only(&[64, 128]),
-        c: Global::shape_only(&[128, 128]),
+        b: Global::shape_only(&[64, 256]),
+        c: Global::shape_only(&[128, 256]),
     };
-    let result = sim::simulate::<gemm::Kernel>(&Machine::b200(), Grid::new(1, 1, 1), &args, &SimOptions::default());
+    let result = sim::simulate::<ws_gemm::Kernel>(&Machine::b200(), Grid::new(1, 1, 1), &args, &SimOptions::default());
     let Err(e @ SimError::Unsupported { .. }) = result else { panic!("expected an error, got {result:?}") };
     assert!(e.to_string().contains("wgmma"), "{e}");
 }
