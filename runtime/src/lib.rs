@@ -49,7 +49,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::dsl::{
-        Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec, Pipeline,
+        ArgValue, Argument, Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec, Pipeline,
         PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, Who,
     };
     pub use std::boxed::Box;

@@ -16,6 +16,7 @@
 //! See `docs/cuda.md`.
 
 pub mod bench;
+pub mod codegen;
 pub mod compile;
 mod context;
 mod cublas;
