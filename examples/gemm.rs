@@ -1,5 +1,5 @@
-//! Warp-specialized GEMM: `C = A · B`, bf16 in, f32 accumulate, on the emulator or the
-//! timing model.
+//! Warp-specialized GEMM: `C = A · B`, bf16 in, f32 accumulate, on the emulator, the
+//! timing model or a GPU (`--target gpu`: the kernel rendered to CUDA, checked against f64).
 //!
 //! ```text
 //! cargo run --release --example gemm -- [M N K] [--race-detection] [--repeat N]
@@ -60,14 +60,18 @@ fn main() -> ExitCode {
 
 fn run(options: Options) -> Result<bool, String> {
     let target = if options.simulate { TargetKind::Model } else { options.target };
-    if let Some(e) = target.unavailable() {
-        return Err(e);
-    }
     let dims = |default| match options.dims.as_deref() {
         None => Ok([default; 3]),
         Some(&[m, n, k]) if m > 0 && n > 0 && k > 0 => Ok([m, n, k]),
         Some(dims) => Err(format!("every dimension must be at least 1, not {dims:?}")),
     };
+    // The GEMM renders to CUDA (`warpspec::gpu::codegen`), so it runs on the GPU target.
+    if target == TargetKind::Gpu {
+        return check_on_gpu(dims(512)?);
+    }
+    if let Some(e) = target.unavailable() {
+        return Err(e);
+    }
     match target {
         TargetKind::Model => time_on_model(&options, dims(8192)?),
         _ => check_on_emulator(&options, dims(512)?),
@@ -102,6 +106,26 @@ fn check_on_emulator(options: &Options, [m, n, k]: [usize; 3]) -> Result<bool, S
         report.wall.as_secs_f64() * 1e3
     );
     if rel_err > 1e-5 {
+        eprintln!("error above tolerance");
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Runs the GEMM on the GPU (generated CUDA), checks it against f64.
+fn check_on_gpu([m, n, k]: [usize; 3]) -> Result<bool, String> {
+    let cuda = warpspec::gpu::Cuda::new(0).map_err(|e| e.to_string())?;
+    let a = round_bf16(&random_values(m * k, 1));
+    let b = round_bf16(&random_values(k * n, 2));
+    let args = gemm::args(m, n, k, &a, &b).map_err(|e| e.to_string())?;
+    let report = cuda.launch::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args).map_err(|e| e.to_string())?;
+    let c = args.c.to_f32_vec().unwrap_or_default();
+    let (max_err, rel_err) = errors(&c, &matmul_f64(m, n, k, &a, &b));
+    println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on {}", cuda.name());
+    println!("  max abs error   {max_err:.3e}  (relative to max |C|: {rel_err:.3e})");
+    println!("  kernel          {:?}", report.resources);
+    println!("  launch          {}, {} us launch to done", report.config, report.elapsed.as_micros());
+    if rel_err > 1e-4 {
         eprintln!("error above tolerance");
         return Ok(false);
     }

@@ -264,6 +264,9 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
                 }
             }
             #arguments
+            fn ir_of() -> ::std::option::Option<&'static #private::ir::Kernel> {
+                __warpspec_ir()
+            }
         }
     }
 }

@@ -487,5 +487,19 @@ pub fn ir_fn(kernel: &ir::Kernel, private: &TokenStream) -> TokenStream {
                 })
             }
         }
+        #[doc(hidden)]
+        fn __warpspec_ir() -> ::std::option::Option<&'static #private::ir::Kernel> {
+            ::std::option::Option::Some(Kernel::ir())
+        }
+    }
+}
+
+/// For a kernel that did not lower: `Kernel::ir_of()` is `None`.
+pub fn no_ir_fn(private: &TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        fn __warpspec_ir() -> ::std::option::Option<&'static #private::ir::Kernel> {
+            ::std::option::Option::None
+        }
     }
 }

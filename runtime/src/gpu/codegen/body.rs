@@ -46,11 +46,23 @@ pub(crate) enum Val {
     Dims(&'static str),
     Global(String),
     Shape(String),
-    Producer { pipe: usize, state: String },
-    Consumer { pipe: usize, state: String },
+    Producer {
+        pipe: usize,
+        state: String,
+    },
+    Consumer {
+        pipe: usize,
+        state: String,
+    },
     Named(usize),
-    Slot { pipe: usize, stage: String },
-    Full { pipe: usize, stage: String },
+    Slot {
+        pipe: usize,
+        stage: String,
+    },
+    Full {
+        pipe: usize,
+        stage: String,
+    },
     View(View),
     Frag(Frag),
     Mma,
@@ -99,10 +111,47 @@ impl Uses {
 
 /// C++ words a Rust name must not become.
 const RESERVED: &[&str] = &[
-    "P", "S", "instance", "leader", "int", "float", "double", "char", "short", "long", "unsigned", "signed", "auto",
-    "class", "struct", "union", "namespace", "template", "typename", "new", "delete", "this", "register", "default",
-    "switch", "case", "goto", "volatile", "const", "static", "extern", "private", "public", "protected", "operator",
-    "friend", "virtual", "inline", "asm", "min", "max",
+    "P",
+    "S",
+    "instance",
+    "leader",
+    "int",
+    "float",
+    "double",
+    "char",
+    "short",
+    "long",
+    "unsigned",
+    "signed",
+    "auto",
+    "class",
+    "struct",
+    "union",
+    "namespace",
+    "template",
+    "typename",
+    "new",
+    "delete",
+    "this",
+    "register",
+    "default",
+    "switch",
+    "case",
+    "goto",
+    "volatile",
+    "const",
+    "static",
+    "extern",
+    "private",
+    "public",
+    "protected",
+    "operator",
+    "friend",
+    "virtual",
+    "inline",
+    "asm",
+    "min",
+    "max",
 ];
 
 /// Renders one role (and the helpers it calls, inlined) into C++ statements.
@@ -205,7 +254,10 @@ impl<'a> Body<'a> {
                 StmtKind::Macro(m) => {
                     let name = m.path.last().unwrap_or("");
                     if name.starts_with("debug_assert") || name.starts_with("assert") {
-                        self.line(format!("// line {}: `{name}!` is checked on the emulator, not on the GPU", s.pos.line));
+                        self.line(format!(
+                            "// line {}: `{name}!` is checked on the emulator, not on the GPU",
+                            s.pos.line
+                        ));
                     } else {
                         return unsupported(s.pos.line, format!("the macro `{name}!`"));
                     }
@@ -282,7 +334,8 @@ impl<'a> Body<'a> {
         match &e.kind {
             ExprKind::Lit(Lit::Int { digits, .. }) => Ok(Val::Int(digits.clone())),
             ExprKind::Lit(Lit::Float { digits, .. }) => {
-                let d = if digits.contains('.') || digits.contains('e') { digits.clone() } else { format!("{digits}.0") };
+                let d =
+                    if digits.contains('.') || digits.contains('e') { digits.clone() } else { format!("{digits}.0") };
                 Ok(Val::Float(format!("{d}f")))
             }
             ExprKind::Lit(Lit::Bool(b)) => Ok(Val::Bool(b.to_string())),
@@ -326,9 +379,9 @@ impl<'a> Body<'a> {
                     }
                     (Val::Slot { stage: a, .. }, Val::Slot { stage: b, .. })
                     | (Val::Full { stage: a, .. }, Val::Full { stage: b, .. }) => self.line(format!("{a} = {b};")),
-                    (Val::Mma, Val::Mma) => {
-                        self.line(format!("// line {line}: an MMA group is a position in wgmma's group queue; nothing to copy"))
-                    }
+                    (Val::Mma, Val::Mma) => self.line(format!(
+                        "// line {line}: an MMA group is a position in wgmma's group queue; nothing to copy"
+                    )),
                     (l, r) => return unsupported(line, format!("assigning {} to {}", r.kind(), l.kind())),
                 }
                 Ok(Val::Unit)
@@ -497,9 +550,19 @@ impl<'a> Body<'a> {
                 };
                 let guards = &self.kernel.pipelines[pipe].guards;
                 if !guards.iter().any(|g| g == field) {
-                    return unsupported(line, format!("`{field}` is not guarded by pipeline `{}`", self.plan.pipelines[pipe].name));
+                    return unsupported(
+                        line,
+                        format!("`{field}` is not guarded by pipeline `{}`", self.plan.pipelines[pipe].name),
+                    );
                 }
-                Ok(Val::View(View { field: index, stage, row0: "0".into(), rows: f.rows, cols: f.cols, transposed: false }))
+                Ok(Val::View(View {
+                    field: index,
+                    stage,
+                    row0: "0".into(),
+                    rows: f.rows,
+                    cols: f.cols,
+                    transposed: false,
+                }))
             }
             (r, m, _) => unsupported(line, format!("the method `{m}` on {}", r.kind())),
         }

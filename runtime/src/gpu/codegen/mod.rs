@@ -134,7 +134,10 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
                         return unsupported(p.pat.pos.line, format!("the endpoint `{name}` of an unknown pipeline"));
                     };
                     let state = b.declare(name);
-                    states.push(format!("wsg::PipeState {state} = {{0u, 0u}};  // `{name}`: {kind} of `{}`", plan.pipelines[pipe].name));
+                    states.push(format!(
+                        "wsg::PipeState {state} = {{0u, 0u}};  // `{name}`: {kind} of `{}`",
+                        plan.pipelines[pipe].name
+                    ));
                     if kind == "Producer" { Val::Producer { pipe, state } } else { Val::Consumer { pipe, state } }
                 }
                 Some("Named") => {
@@ -143,7 +146,12 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
                     };
                     Val::Named(i)
                 }
-                other => return unsupported(p.pat.pos.line, format!("a role parameter of type {other:?} (plain barrier endpoints are not rendered yet)")),
+                other => {
+                    return unsupported(
+                        p.pat.pos.line,
+                        format!("a role parameter of type {other:?} (plain barrier endpoints are not rendered yet)"),
+                    );
+                }
             };
             b.bind(name, val);
         }
@@ -194,7 +202,14 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
         .iter()
         .map(|r| RoleLayout { name: r.name.clone(), base_warp: r.base_warp, warps: r.warps, regs: r.regs })
         .collect();
-    Ok(Generated { entry: k.name.clone(), source: src, threads: plan.threads, smem_bytes: plan.smem_bytes, params, roles })
+    Ok(Generated {
+        entry: k.name.clone(),
+        source: src,
+        threads: plan.threads,
+        smem_bytes: plan.smem_bytes,
+        params,
+        roles,
+    })
 }
 
 /// The pipeline or named barrier an endpoint type names (`Operands` in `Producer<'_, Operands>`).
@@ -277,7 +292,9 @@ fn entry(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
             .iter()
             .filter_map(|d| d.rsplit(' ').next().map(str::to_string))
             .filter(|n| match p {
-                ParamPlan::Global { name, .. } => n == &format!("{name}_map") || n == name || n.starts_with(&format!("{name}_shape")),
+                ParamPlan::Global { name, .. } => {
+                    n == &format!("{name}_map") || n == name || n.starts_with(&format!("{name}_shape"))
+                }
                 ParamPlan::Int(name) | ParamPlan::Bool(name) | ParamPlan::Float(name) => n == name,
             })
             .collect();

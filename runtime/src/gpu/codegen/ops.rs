@@ -29,7 +29,8 @@ impl Body<'_> {
         let spec = op.spec();
         let what = format!("{}.{}", spec.receiver.type_name(), spec.name);
         let recv = self.expr(receiver)?;
-        let generic = |b: &Self, i: usize| generics.get(i).and_then(|g| b.plan.generic(g)).and_then(|v| u32::try_from(v).ok());
+        let generic =
+            |b: &Self, i: usize| generics.get(i).and_then(|g| b.plan.generic(g)).and_then(|v| u32::try_from(v).ok());
         match (op, recv) {
             (Op::Args, Val::Ctx) => Ok(Val::Args),
             (Op::Block, Val::Ctx) => Ok(Val::Dims("blockIdx")),
@@ -40,17 +41,29 @@ impl Body<'_> {
                     return unsupported(line, "`fragment::<R, C>` without constant R and C");
                 };
                 if rows % 64 != 0 || cols % 2 != 0 {
-                    return unsupported(line, format!("a {rows} x {cols} fragment: the wgmma accumulator layout needs rows in multiples of 64"));
+                    return unsupported(
+                        line,
+                        format!(
+                            "a {rows} x {cols} fragment: the wgmma accumulator layout needs rows in multiples of 64"
+                        ),
+                    );
                 }
                 let regs = rows / 64 * cols / 2;
                 if regs > 240 {
-                    return unsupported(line, format!("a {rows} x {cols} f32 fragment is {regs} registers per thread; a thread addresses at most 255"));
+                    return unsupported(
+                        line,
+                        format!(
+                            "a {rows} x {cols} f32 fragment is {regs} registers per thread; a thread addresses at most 255"
+                        ),
+                    );
                 }
                 let Val::Float(v) = self.operand(e, "value")? else {
                     return unsupported(line, "`fragment` filled with something other than a float");
                 };
                 let var = self.temp("frag");
-                self.line(format!("// line {line}: cx.fragment::<{rows}, {cols}>({v}) in the wgmma accumulator layout"));
+                self.line(format!(
+                    "// line {line}: cx.fragment::<{rows}, {cols}>({v}) in the wgmma accumulator layout"
+                ));
                 self.line(format!("float {var}[{}][{}];", rows / 64, cols / 2));
                 self.line(format!("wsg::fill({var}, {v});"));
                 let f = Frag { var, rows, cols };
@@ -84,7 +97,10 @@ impl Body<'_> {
                 let p = &self.plan.pipelines[pipe];
                 self.line(format!("// line {line}: commit stage to `{}`", p.name));
                 if p.tma {
-                    self.line(format!("if (leader) ws::mbar_arrive_expect_tx(&S.{}_full[{stage}], {}u);", p.name, p.tx_bytes));
+                    self.line(format!(
+                        "if (leader) ws::mbar_arrive_expect_tx(&S.{}_full[{stage}], {}u);",
+                        p.name, p.tx_bytes
+                    ));
                 } else {
                     self.line(format!("if (leader) ws::mbar_arrive(&S.{}_full[{stage}]);", p.name));
                 }
@@ -190,7 +206,11 @@ impl Body<'_> {
         if coords.len() != 2 {
             return unsupported(line, format!("a {}-dimensional TMA load; 2 dimensions are rendered", coords.len()));
         }
-        let elem_ok = self.plan.params.iter().any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem } if *name == g && *elem == f.elem));
+        let elem_ok = self
+            .plan
+            .params
+            .iter()
+            .any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem } if *name == g && *elem == f.elem));
         if !elem_ok {
             return unsupported(line, format!("`{g}` and tile `{}` differ in element type", f.name));
         }
@@ -198,7 +218,10 @@ impl Body<'_> {
         if let Some(old) = self.uses.maps.insert(g.clone(), map)
             && old != map
         {
-            return unsupported(line, format!("`{g}` is loaded in boxes of two shapes; one tensor map per global is rendered"));
+            return unsupported(
+                line,
+                format!("`{g}` is loaded in boxes of two shapes; one tensor map per global is rendered"),
+            );
         }
         self.uses.rank(&g, 2);
         let pipe_name = self.plan.pipelines[pipe].name.clone();
@@ -206,7 +229,8 @@ impl Body<'_> {
         self.line(format!("// line {line}: cx.tma_load({g} at [{row}, {col}] -> {}, on `{pipe_name}`)", f.name));
         self.open_leader();
         for panel in 0..f.layout.panels {
-            let dst = format!("S.{} + {} * {}u + {}u", f.name, v.stage, f.stage_bytes, panel * f.rows * f.layout.row_bytes);
+            let dst =
+                format!("S.{} + {} * {}u + {}u", f.name, v.stage, f.stage_bytes, panel * f.rows * f.layout.row_bytes);
             let c = if panel == 0 { col.clone() } else { format!("{col} + {}", panel * f.layout.panel_cols) };
             self.line(format!("ws::tma_load_2d({dst}, P.{g}_map, &S.{pipe_name}_full[{stage}], {c}, {row});"));
         }
@@ -258,11 +282,8 @@ impl Body<'_> {
         // are `rows * row_bytes` apart.
         let (ra, pa) = (fa.layout.row_bytes, fa.layout.panel_cols);
         let a_base = format!("S.{} + {} * {}u + {} * {ra}u", fa.name, a.stage, fa.stage_bytes, a.row0);
-        let a_addr = format!(
-            "a_tile + mb * {}u + (kk * 16 / {pa}) * {}u + (kk * 16 % {pa}) * {eb}u",
-            64 * ra,
-            fa.rows * ra
-        );
+        let a_addr =
+            format!("a_tile + mb * {}u + (kk * 16 / {pa}) * {}u + (kk * 16 % {pa}) * {eb}u", 64 * ra, fa.rows * ra);
         let a_desc = format!("wsg::desc({a_addr}, 16u, {}u, {})", 8 * ra, layout(ra));
         let (b_base, b_addr, b_desc, tb) = if b.transposed {
             let (rb, pb) = (fb.layout.row_bytes, fb.layout.panel_cols);
@@ -281,7 +302,10 @@ impl Body<'_> {
         };
         let _ = b_addr;
         let blocks = a.rows / 64;
-        self.line(format!("// line {line}: cx.wgmma({} += {}[{} x {}] * {}[{k} x {n}])", acc.var, fa.name, a.rows, a.cols, fb.name));
+        self.line(format!(
+            "// line {line}: cx.wgmma({} += {}[{} x {}] * {}[{k} x {n}])",
+            acc.var, fa.name, a.rows, a.cols, fb.name
+        ));
         self.line("{");
         self.indent_by(1);
         self.line(format!("const unsigned char* a_tile = {a_base};"));
@@ -317,7 +341,10 @@ impl Body<'_> {
         let Val::Global(g) = self.operand(e, "dst")? else {
             return unsupported(line, "`store_global` to something other than a global tensor");
         };
-        let f32_dst = self.plan.params.iter().any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem: super::plan::Elem::F32 } if *name == g));
+        let f32_dst =
+            self.plan.params.iter().any(
+                |p| matches!(p, super::plan::ParamPlan::Global { name, elem: super::plan::Elem::F32 } if *name == g),
+            );
         if !f32_dst {
             return unsupported(line, format!("`store_global` to `{g}`: only f32 destinations are rendered"));
         }
@@ -327,8 +354,14 @@ impl Body<'_> {
         }
         self.uses.pointers.insert(g.clone());
         self.uses.rank(&g, 2);
-        self.line(format!("// line {line}: cx.store_global({} -> {g} at [{}, {}]), clipped to the tensor", f.var, coords[0], coords[1]));
-        self.line(format!("wsg::store_acc({}, P.{g}, P.{g}_shape0, P.{g}_shape1, {}, {});", f.var, coords[0], coords[1]));
+        self.line(format!(
+            "// line {line}: cx.store_global({} -> {g} at [{}, {}]), clipped to the tensor",
+            f.var, coords[0], coords[1]
+        ));
+        self.line(format!(
+            "wsg::store_acc({}, P.{g}, P.{g}_shape0, P.{g}_shape1, {}, {});",
+            f.var, coords[0], coords[1]
+        ));
         Ok(Val::Unit)
     }
 }

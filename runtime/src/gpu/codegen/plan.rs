@@ -191,7 +191,10 @@ impl Plan {
         }
         let threads = warp * 32;
         if threads == 0 || threads > 1024 {
-            return unsupported(0, format!("the CTA would have {threads} threads (roles padded to warpgroups); 1 to 1024 run"));
+            return unsupported(
+                0,
+                format!("the CTA would have {threads} threads (roles padded to warpgroups); 1 to 1024 run"),
+            );
         }
         let distinct: std::collections::BTreeSet<Option<u32>> = roles.iter().map(|r| r.regs).collect();
         let set_regs = distinct.len() > 1;
@@ -202,12 +205,21 @@ impl Plan {
                     return unsupported(0, format!("role `{}` gives no `regs`, and other roles do", r.name));
                 };
                 if !(24..=256).contains(&regs) || regs % 8 != 0 {
-                    return unsupported(0, format!("role `{}` asks for {regs} registers; setmaxnreg takes multiples of 8 from 24 to 256", r.name));
+                    return unsupported(
+                        0,
+                        format!(
+                            "role `{}` asks for {regs} registers; setmaxnreg takes multiples of 8 from 24 to 256",
+                            r.name
+                        ),
+                    );
                 }
                 total += regs * r.padded_warps * 32;
             }
             if total > REGISTER_FILE {
-                return unsupported(0, format!("the roles ask for {total} registers in all, more than the {REGISTER_FILE} of an SM"));
+                return unsupported(
+                    0,
+                    format!("the roles ask for {total} registers in all, more than the {REGISTER_FILE} of an SM"),
+                );
             }
         }
 
@@ -220,15 +232,25 @@ impl Plan {
         }
         let smem_bytes = offset + 1024;
         if smem_bytes > MAX_SMEM {
-            return unsupported(0, format!("shared memory of {smem_bytes} bytes (tiles 1024-aligned) is over the {MAX_SMEM} a CTA may use"));
+            return unsupported(
+                0,
+                format!(
+                    "shared memory of {smem_bytes} bytes (tiles 1024-aligned) is over the {MAX_SMEM} a CTA may use"
+                ),
+            );
         }
 
         let instances_of = |names: &[String]| -> u32 {
-            names.iter().filter_map(|n| roles.iter().find(|r| &r.name == n)).map(|r| r.warps / r.warps_per_instance).sum()
+            names
+                .iter()
+                .filter_map(|n| roles.iter().find(|r| &r.name == n))
+                .map(|r| r.warps / r.warps_per_instance)
+                .sum()
         };
         let mut pipelines = Vec::new();
         for p in &k.pipelines {
-            let guarded: Vec<&FieldPlan> = p.guards.iter().filter_map(|g| fields.iter().find(|f| &f.name == g)).collect();
+            let guarded: Vec<&FieldPlan> =
+                p.guards.iter().filter_map(|g| fields.iter().find(|f| &f.name == g)).collect();
             let stages = match &p.stages {
                 Some(e) => eval(e, "a pipeline's stage count")?,
                 None => guarded.first().map_or(1, |f| f.stages),
@@ -266,7 +288,10 @@ impl Plan {
                 Some("Global") => {
                     let elem = first_type_generic(&p.ty).and_then(Elem::parse);
                     let Some(elem) = elem else {
-                        return unsupported(0, format!("parameter `{name}`: a Global of an element type other than bf16, f16, f32"));
+                        return unsupported(
+                            0,
+                            format!("parameter `{name}`: a Global of an element type other than bf16, f16, f32"),
+                        );
                     };
                     ParamPlan::Global { name, elem }
                 }
@@ -316,7 +341,14 @@ fn first_type_generic(ty: &Ty) -> Option<&str> {
 fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Result<FieldPlan, Unsupported> {
     let lookup = |n: &str| consts.get(n).copied();
     let num = |g: &Generic| g.const_value(&lookup).and_then(|v| u32::try_from(v).ok());
-    let bad = || unsupported(0, format!("shared field `{name}`: only `Tile<T, R, C>` and `Ring<Tile<T, R, C>, S>` with constant sizes are rendered"));
+    let bad = || {
+        unsupported(
+            0,
+            format!(
+                "shared field `{name}`: only `Tile<T, R, C>` and `Ring<Tile<T, R, C>, S>` with constant sizes are rendered"
+            ),
+        )
+    };
     let (tile, stages) = match ty.name() {
         Some("Ring") => {
             let g = generics(ty);
@@ -341,7 +373,12 @@ fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Resul
         64 | 128 => TileLayout { row_bytes: row, panel_cols: cols, panels: 1 },
         r if r % 128 == 0 => TileLayout { row_bytes: 128, panel_cols: 128 / elem.bytes(), panels: r / 128 },
         r => {
-            return unsupported(0, format!("shared field `{name}`: rows of {r} bytes; TMA and wgmma tiles need rows of 64 or 128 bytes, or a multiple of 128"));
+            return unsupported(
+                0,
+                format!(
+                    "shared field `{name}`: rows of {r} bytes; TMA and wgmma tiles need rows of 64 or 128 bytes, or a multiple of 128"
+                ),
+            );
         }
     };
     let bytes = rows * cols * elem.bytes();
