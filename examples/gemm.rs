@@ -1,5 +1,5 @@
-//! Warp-specialized GEMM: `C = A · B`, bf16 in, f32 accumulate, on the emulator or the
-//! timing model.
+//! Warp-specialized GEMM: `C = A · B`, bf16 in, f32 accumulate, on the emulator, the
+//! timing model or a GPU (`--target gpu`: the kernel rendered to CUDA, checked against f64).
 //!
 //! ```text
 //! cargo run --release --example gemm -- [M N K] [--race-detection] [--repeat N]
@@ -56,7 +56,7 @@ struct Options {
 }
 
 /// Options of the timing model only.
-const MODEL_ONLY: [&str; 4] = ["arch", "clock", "policy", "trace"];
+const MODEL_ONLY: [&str; 5] = ["arch", "clock", "policy", "trace", "trace_window"];
 /// Options of the emulator only.
 const EMULATOR_ONLY: [&str; 2] = ["race_detection", "repeat"];
 
@@ -83,13 +83,15 @@ impl Options {
 impl Validate for Options {
     fn validate(&self, given: &Given<'_>) -> Result<(), String> {
         let target = self.target();
-        if let Some(e) = target.unavailable() {
-            return Err(e);
+        if target != TargetKind::Model
+            && let Some(flag) = given.any(&MODEL_ONLY)
+        {
+            return Err(format!("{flag} applies to --target model only"));
         }
-        let (others, theirs) =
-            if target == TargetKind::Model { (&EMULATOR_ONLY[..], "emu") } else { (&MODEL_ONLY[..], "model") };
-        if let Some(flag) = given.any(others) {
-            return Err(format!("{flag} applies to --target {theirs} only"));
+        if target != TargetKind::Emu
+            && let Some(flag) = given.any(&EMULATOR_ONLY)
+        {
+            return Err(format!("{flag} applies to --target emu only"));
         }
         let [m, n, k] = self.dims()?;
         gemm::check_problem(m, n, k, gemm::ws_gemm::BM, gemm::ws_gemm::BN).map_err(|e| format!("M N K: {e}"))?;
@@ -109,7 +111,9 @@ fn run(options: Options) -> Result<bool, String> {
     let dims = options.dims()?;
     match options.target() {
         TargetKind::Model => time_on_model(&options, dims),
-        _ => check_on_emulator(&options, dims),
+        // The GEMM renders to CUDA (`warpspec::gpu::codegen`), so it runs on the GPU target.
+        TargetKind::Gpu => check_on_gpu(dims),
+        TargetKind::Emu => check_on_emulator(&options, dims),
     }
 }
 
@@ -141,6 +145,26 @@ fn check_on_emulator(options: &Options, [m, n, k]: [usize; 3]) -> Result<bool, S
         report.wall.as_secs_f64() * 1e3
     );
     if rel_err > 1e-5 {
+        eprintln!("error above tolerance");
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Runs the GEMM on the GPU (generated CUDA), checks it against f64.
+fn check_on_gpu([m, n, k]: [usize; 3]) -> Result<bool, String> {
+    let cuda = warpspec::gpu::Cuda::new(0).map_err(|e| e.to_string())?;
+    let a = round_bf16(&random_values(m * k, 1));
+    let b = round_bf16(&random_values(k * n, 2));
+    let args = gemm::args(m, n, k, &a, &b).map_err(|e| e.to_string())?;
+    let report = cuda.launch::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args).map_err(|e| e.to_string())?;
+    let c = args.c.to_f32_vec().unwrap_or_default();
+    let (max_err, rel_err) = errors(&c, &matmul_f64(m, n, k, &a, &b));
+    println!("warp-specialized GEMM {m}x{n}x{k} (bf16 in, f32 accumulate) on {}", cuda.name());
+    println!("  max abs error   {max_err:.3e}  (relative to max |C|: {rel_err:.3e})");
+    println!("  kernel          {:?}", report.resources);
+    println!("  launch          {}, {} us launch to done", report.config, report.elapsed.as_micros());
+    if rel_err > 1e-4 {
         eprintln!("error above tolerance");
         return Ok(false);
     }
@@ -206,7 +230,8 @@ mod tests {
         rejected(&["--clock", "1.5"], &["--clock applies to --target model only"]);
         rejected(&["--target", "model", "--race-detection"], &["--race-detection applies to --target emu only"]);
         rejected(&["--target", "model", "--repeat", "3"], &["--repeat applies to --target emu only"]);
-        rejected(&["--target", "gpu"], &["--target gpu", "not available"]);
+        rejected(&["--target", "gpu", "--clock", "1.5"], &["--clock applies to --target model only"]);
+        rejected(&["--target", "gpu", "--repeat", "3"], &["--repeat applies to --target emu only"]);
     }
 
     #[test]

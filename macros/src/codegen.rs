@@ -232,6 +232,7 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
             }),
         }
     });
+    let arguments = arguments(k.params.as_ref());
     let doc = format!("The `{name}` kernel: launch it with `warpspec::emu::run::<{name}::Kernel>`.");
     quote! {
         #smem_impl
@@ -262,6 +263,46 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
                     #(#arms)*
                 }
             }
+            #arguments
+            fn ir_of() -> ::std::option::Option<&'static #private::ir::Kernel> {
+                __warpspec_ir()
+            }
+        }
+    }
+}
+
+/// `Kernel::arguments`: each field of the `#[params]` struct as a value a device target can
+/// read (global tensors, integers, flags, floats; any other type by its name).
+fn arguments(params: Option<&syn::ItemStruct>) -> TokenStream {
+    let private = private();
+    let fields = params.into_iter().flat_map(|p| p.fields.iter()).filter_map(|f| {
+        let ident = f.ident.as_ref()?;
+        let name = ident.to_string();
+        let ty_name = match &f.ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let value = match ty_name.as_str() {
+            "Global" => quote!(#private::ArgValue::Global(&params.#ident)),
+            "bool" => quote!(#private::ArgValue::Bool(params.#ident)),
+            "usize" | "u64" | "u32" | "u16" | "u8" | "isize" | "i64" | "i32" | "i16" | "i8" => {
+                quote!(#private::ArgValue::Int(params.#ident as i64))
+            }
+            "f32" | "f64" => quote!(#private::ArgValue::Float(params.#ident as f64)),
+            _ => {
+                let ty = &f.ty;
+                let written = quote!(#ty).to_string();
+                quote!(#private::ArgValue::Other(#written))
+            }
+        };
+        Some(quote!(#private::Argument { name: #name, value: #value }))
+    });
+    let fields: Vec<TokenStream> = fields.collect();
+    let used = if fields.is_empty() { quote!(let _ = params;) } else { quote!() };
+    quote! {
+        fn arguments(params: &Self::Params) -> ::std::vec::Vec<#private::Argument<'_>> {
+            #used
+            ::std::vec![#(#fields),*]
         }
     }
 }

@@ -56,6 +56,8 @@ fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStrea
     let mut generated = codegen::generate(&model);
     if let Some(lowered) = &lowered {
         generated.extend(lift::ir_fn(&lowered.kernel, &codegen::private()));
+    } else {
+        generated.extend(lift::no_ir_fn(&codegen::private()));
     }
     Ok((emit(&kernel.module, generated), errors))
 }

@@ -446,6 +446,34 @@ pub fn imports(private: &TokenStream) -> TokenStream {
 pub fn ir_fn(kernel: &ir::Kernel, private: &TokenStream) -> TokenStream {
     let imports = imports(private);
     let built = kernel.lift();
+    // Integer constants the macro could not evaluate (`super::BK`) take their value from
+    // the compiled constant, so backends see every size.
+    let fill: Vec<TokenStream> = kernel
+        .consts
+        .iter()
+        .filter(|c| c.evaluated.is_none())
+        .filter(|c| {
+            matches!(c.ty.name(), Some("usize" | "u64" | "u32" | "u16" | "u8" | "isize" | "i64" | "i32" | "i16" | "i8"))
+        })
+        .map(|c| {
+            let name = &c.name;
+            let ident = quote::format_ident!("{}", name);
+            quote! {
+                if let Some(c) = k.consts.iter_mut().find(|c| c.name == #name) {
+                    c.evaluated = Some(#ident as i128);
+                }
+            }
+        })
+        .collect();
+    let built = if fill.is_empty() {
+        built
+    } else {
+        quote! {{
+            let mut k = #built;
+            #(#fill)*
+            k
+        }}
+    };
     quote! {
         impl Kernel {
             /// The kernel's IR: its declarations, and its roles' bodies and the module
@@ -458,6 +486,20 @@ pub fn ir_fn(kernel: &ir::Kernel, private: &TokenStream) -> TokenStream {
                     #built
                 })
             }
+        }
+        #[doc(hidden)]
+        fn __warpspec_ir() -> ::std::option::Option<&'static #private::ir::Kernel> {
+            ::std::option::Option::Some(Kernel::ir())
+        }
+    }
+}
+
+/// For a kernel that did not lower: `Kernel::ir_of()` is `None`.
+pub fn no_ir_fn(private: &TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        fn __warpspec_ir() -> ::std::option::Option<&'static #private::ir::Kernel> {
+            ::std::option::Option::None
         }
     }
 }

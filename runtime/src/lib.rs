@@ -467,8 +467,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::dsl::{
-        Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec, Pipeline,
-        PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, Who,
+        ArgValue, Argument, Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec,
+        Pipeline, PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, Who,
     };
     pub use std::boxed::Box;
     pub use std::future::Future;

@@ -190,6 +190,27 @@ impl<T: Element> Global<T> {
         Ok(())
     }
 
+    /// Whether kernels may write this tensor.
+    pub(crate) fn is_output(&self) -> bool {
+        matches!(self.inner.data, Data::Output(_))
+    }
+
+    /// Replaces the whole contents (row-major) with `values`, rounding to `T`: how a device
+    /// target hands a kernel's output back. Fails on an input or shape-only tensor and on a
+    /// wrong length.
+    pub(crate) fn overwrite_all(&self, values: &[f32]) -> Result<(), String> {
+        let Data::Output(data) = &self.inner.data else {
+            return Err(format!("the {}{:?} tensor is not an output", T::DTYPE, self.inner.shape));
+        };
+        if values.len() != data.len() {
+            return Err(format!("{} values for a tensor of shape {:?}", values.len(), self.inner.shape));
+        }
+        for (d, s) in data.iter().zip(values) {
+            d.store(T::round(*s).to_bits(), Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
     /// Checks that `coords` addresses this tensor: one coordinate per dimension, outer
     /// coordinates inside the tensor. The last two may run past the edge (that part of the
     /// box is filled with zeros on load and dropped on store).

@@ -149,6 +149,10 @@ pub trait Kernel: Sized + 'static {
     const SPEC: KernelSpec;
     /// Starts the program of role `who.role`, instance `who.instance`, in `cta`.
     fn spawn<'a>(cta: &'a Cta<'a, Self>, who: Who) -> RoleFuture<'a>;
+    /// The fields of `params`, in declaration order, for targets that move them to a device.
+    fn arguments(params: &Self::Params) -> Vec<super::Argument<'_>>;
+    /// The kernel's IR, for backends that render it; `None` when the macro could not lower it.
+    fn ir_of() -> Option<&'static warpspec_ir::Kernel>;
 }
 
 /// One CTA being executed: its launch arguments, shared memory and backend.

@@ -1,6 +1,7 @@
 //! The types a kernel author touches: tiles and rings in shared memory, global tensors,
 //! register fragments, pipeline and barrier endpoints, and the role context [`Ctx`].
 
+mod argument;
 mod ctx;
 mod element;
 mod fragment;
@@ -13,6 +14,7 @@ mod tile;
 #[cfg(test)]
 mod catalogue;
 
+pub use argument::{ArgValue, Argument, GlobalArg};
 pub use ctx::{Ctx, MmaGroup, StoreGroup};
 pub use element::{DType, Element, round_slice};
 pub use fragment::{Fragment, Registers, RowVec};

@@ -16,6 +16,7 @@
 //! See `docs/cuda.md`.
 
 pub mod bench;
+pub mod codegen;
 pub mod compile;
 mod context;
 mod cublas;
@@ -24,6 +25,7 @@ mod error;
 pub mod launch;
 pub mod probe;
 pub mod resources;
+pub mod target;
 pub mod tensor_map;
 
 pub use compile::{Arch, Compiled, Program, compile};
@@ -32,4 +34,5 @@ pub use cublas::Cublas;
 pub use error::GpuError;
 pub use launch::{Kernel, KernelArg, LaunchConfig, Module, Pending};
 pub use resources::{KernelResources, ResourceBudget};
+pub use target::{Cuda, CudaError, CudaReport, Prepared};
 pub use tensor_map::{ElemType, Swizzle, TensorMap, TensorMapSpec};

@@ -43,6 +43,10 @@ pub enum Swizzle {
     /// 128-byte swizzle: 16-byte chunk `c` of row `r` lands at chunk `c ^ (r % 8)`; what
     /// `ws::smem_desc_sw128` describes to wgmma. The box's inner extent must be 128 bytes or less.
     B128,
+    /// 64-byte swizzle: 16-byte chunk `c` of row `r` (64-byte rows) lands at chunk
+    /// `c ^ ((r / 2) % 4)`; the layout of wgmma's 64-byte swizzle mode. The box's inner
+    /// extent must be 64 bytes or less.
+    B64,
 }
 
 impl Swizzle {
@@ -50,6 +54,7 @@ impl Swizzle {
         match self {
             Swizzle::None => None,
             Swizzle::B128 => Some(128),
+            Swizzle::B64 => Some(64),
         }
     }
 
@@ -57,6 +62,7 @@ impl Swizzle {
         match self {
             Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
             Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
         }
     }
 }

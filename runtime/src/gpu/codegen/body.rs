@@ -1,0 +1,653 @@
+//! Role bodies as CUDA statements: Rust control flow, `let`s and integer arithmetic from the
+//! IR, with every value tracked by what it is on the device (an `int`, a pipeline stage, a
+//! view of a shared tile, a register fragment). The DSL operations themselves are in
+//! [`super::ops`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
+
+use warpspec_ir::{BinOp, Block, Expr, ExprKind, Function, Kernel, Lit, Member, Pat, PatKind, StmtKind, UnOp};
+
+use super::error::{Unsupported, unsupported};
+use super::plan::Plan;
+
+/// A shared tile or part of one, as a DSL view names it.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    /// Index of the shared field.
+    pub field: usize,
+    /// The stage (C++ expression).
+    pub stage: String,
+    /// First row (C++ expression).
+    pub row0: String,
+    pub rows: u32,
+    pub cols: u32,
+    /// Read transposed (`.t()`).
+    pub transposed: bool,
+}
+
+/// A register fragment in the wgmma accumulator layout: `float var[rows / 64][cols / 2]`.
+#[derive(Clone, Debug)]
+pub(crate) struct Frag {
+    pub var: String,
+    pub rows: u32,
+    pub cols: u32,
+}
+
+/// What a Rust value is on the device.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    Int(String),
+    Bool(String),
+    Float(String),
+    Ctx,
+    Args,
+    /// `blockIdx` or `gridDim`.
+    Dims(&'static str),
+    Global(String),
+    Shape(String),
+    Producer {
+        pipe: usize,
+        state: String,
+    },
+    Consumer {
+        pipe: usize,
+        state: String,
+    },
+    Named(usize),
+    Slot {
+        pipe: usize,
+        stage: String,
+    },
+    Full {
+        pipe: usize,
+        stage: String,
+    },
+    View(View),
+    Frag(Frag),
+    Mma,
+    Unit,
+}
+
+impl Val {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Val::Int(_) => "an integer",
+            Val::Bool(_) => "a flag",
+            Val::Float(_) => "a float",
+            Val::Ctx => "the context",
+            Val::Args => "the arguments",
+            Val::Dims(_) => "grid coordinates",
+            Val::Global(_) => "a global tensor",
+            Val::Shape(_) => "a shape",
+            Val::Producer { .. } | Val::Consumer { .. } => "a pipeline endpoint",
+            Val::Named(_) => "a named barrier",
+            Val::Slot { .. } | Val::Full { .. } => "a pipeline token",
+            Val::View(_) => "a tile view",
+            Val::Frag(_) => "a fragment",
+            Val::Mma => "an MMA group",
+            Val::Unit => "nothing",
+        }
+    }
+}
+
+/// How a kernel uses a global tensor, gathered while its bodies are rendered.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Uses {
+    /// Globals read by TMA: the box (rows, columns) and the swizzle span in bytes.
+    pub maps: BTreeMap<String, (u32, u32, u32)>,
+    /// Globals written through a pointer.
+    pub pointers: BTreeSet<String>,
+    /// Dimensions each global is indexed with.
+    pub ranks: BTreeMap<String, usize>,
+}
+
+impl Uses {
+    pub fn rank(&mut self, global: &str, rank: usize) {
+        let r = self.ranks.entry(global.to_string()).or_insert(rank);
+        *r = (*r).max(rank);
+    }
+}
+
+/// C++ words a Rust name must not become.
+const RESERVED: &[&str] = &[
+    "P",
+    "S",
+    "instance",
+    "leader",
+    "int",
+    "float",
+    "double",
+    "char",
+    "short",
+    "long",
+    "unsigned",
+    "signed",
+    "auto",
+    "class",
+    "struct",
+    "union",
+    "namespace",
+    "template",
+    "typename",
+    "new",
+    "delete",
+    "this",
+    "register",
+    "default",
+    "switch",
+    "case",
+    "goto",
+    "volatile",
+    "const",
+    "static",
+    "extern",
+    "private",
+    "public",
+    "protected",
+    "operator",
+    "friend",
+    "virtual",
+    "inline",
+    "asm",
+    "min",
+    "max",
+];
+
+/// Renders one role (and the helpers it calls, inlined) into C++ statements.
+pub(crate) struct Body<'a> {
+    pub plan: &'a Plan,
+    pub kernel: &'a Kernel,
+    pub uses: &'a mut Uses,
+    pub out: String,
+    indent: usize,
+    scopes: Vec<HashMap<String, Val>>,
+    declared: Vec<BTreeSet<String>>,
+    /// Fragments of the role, fenced around MMAs.
+    pub frags: Vec<Frag>,
+    tmp: u32,
+    inlining: Vec<String>,
+}
+
+impl<'a> Body<'a> {
+    pub fn new(plan: &'a Plan, kernel: &'a Kernel, uses: &'a mut Uses) -> Self {
+        Body {
+            plan,
+            kernel,
+            uses,
+            out: String::new(),
+            indent: 1,
+            scopes: vec![HashMap::new()],
+            declared: vec![BTreeSet::new()],
+            frags: Vec::new(),
+            tmp: 0,
+            inlining: Vec::new(),
+        }
+    }
+
+    /// Emits one line at the current indentation.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        let _ = writeln!(self.out, "{}{}", "    ".repeat(self.indent), text.as_ref());
+    }
+
+    /// Changes the indentation by `by` levels.
+    pub fn indent_by(&mut self, by: i32) {
+        self.indent = self.indent.saturating_add_signed(by as isize);
+    }
+
+    /// A fresh temporary name.
+    pub fn temp(&mut self, stem: &str) -> String {
+        self.tmp += 1;
+        format!("{stem}_{}", self.tmp)
+    }
+
+    /// Binds `name` to `val` in the innermost scope.
+    pub fn bind(&mut self, name: &str, val: Val) {
+        self.scopes.last_mut().expect("a scope").insert(name.to_string(), val);
+    }
+
+    /// A C++ name for the Rust local `name`, unique in the current C++ scope.
+    pub fn declare(&mut self, name: &str) -> String {
+        let mut c = if RESERVED.contains(&name) { format!("{name}_") } else { name.to_string() };
+        while self.declared.iter().any(|d| d.contains(&c)) {
+            c.push('_');
+        }
+        self.declared.last_mut().expect("a scope").insert(c.clone());
+        c
+    }
+
+    fn lookup(&self, name: &str) -> Option<Val> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn open(&mut self, head: impl AsRef<str>) {
+        self.line(format!("{} {{", head.as_ref()));
+        self.indent += 1;
+        self.scopes.push(HashMap::new());
+        self.declared.push(BTreeSet::new());
+    }
+
+    fn close(&mut self, tail: &str) {
+        self.scopes.pop();
+        self.declared.pop();
+        self.indent -= 1;
+        self.line(format!("}}{tail}"));
+    }
+
+    /// Renders a function body's statements in the current scope.
+    pub fn block_stmts(&mut self, block: &Block) -> Result<(), Unsupported> {
+        for s in &block.stmts {
+            match &s.kind {
+                StmtKind::Let(local) => {
+                    let Some(init) = &local.init else {
+                        return unsupported(s.pos.line, "a `let` without a value");
+                    };
+                    if local.diverge.is_some() {
+                        return unsupported(s.pos.line, "`let .. else`");
+                    }
+                    let v = self.expr(init)?;
+                    self.let_pat(&local.pat, v)?;
+                }
+                StmtKind::Expr { expr, .. } => {
+                    self.expr(expr)?;
+                }
+                StmtKind::Macro(m) => {
+                    let name = m.path.last().unwrap_or("");
+                    if name.starts_with("debug_assert") || name.starts_with("assert") {
+                        self.line(format!(
+                            "// line {}: `{name}!` is checked on the emulator, not on the GPU",
+                            s.pos.line
+                        ));
+                    } else {
+                        return unsupported(s.pos.line, format!("the macro `{name}!`"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn nested(&mut self, head: impl AsRef<str>, block: &Block, tail: &str) -> Result<(), Unsupported> {
+        self.open(head);
+        self.block_stmts(block)?;
+        self.close(tail);
+        Ok(())
+    }
+
+    /// Binds a `let` pattern to a value, declaring C++ variables where the value needs one.
+    fn let_pat(&mut self, pat: &Pat, v: Val) -> Result<(), Unsupported> {
+        let line = pat.pos.line;
+        match &pat.kind {
+            PatKind::Wild => Ok(()),
+            PatKind::Typed { pat, .. } => self.let_pat(pat, v),
+            PatKind::Ident { name, mutable, sub: None, .. } => {
+                let v = match v {
+                    Val::Int(e) => {
+                        let c = self.declare(name);
+                        let q = if *mutable { "" } else { "const " };
+                        self.line(format!("{q}int {c} = {e};"));
+                        Val::Int(c)
+                    }
+                    Val::Bool(e) => {
+                        let c = self.declare(name);
+                        let q = if *mutable { "" } else { "const " };
+                        self.line(format!("{q}bool {c} = {e};"));
+                        Val::Bool(c)
+                    }
+                    Val::Float(e) => {
+                        let c = self.declare(name);
+                        let q = if *mutable { "" } else { "const " };
+                        self.line(format!("{q}float {c} = {e};"));
+                        Val::Float(c)
+                    }
+                    Val::Slot { pipe, stage } if *mutable => {
+                        let c = self.declare(name);
+                        self.line(format!("ws::u32 {c} = {stage};  // stage held by `{name}`"));
+                        Val::Slot { pipe, stage: c }
+                    }
+                    Val::Full { pipe, stage } if *mutable => {
+                        let c = self.declare(name);
+                        self.line(format!("ws::u32 {c} = {stage};  // stage held by `{name}`"));
+                        Val::Full { pipe, stage: c }
+                    }
+                    other => other,
+                };
+                self.bind(name, v);
+                Ok(())
+            }
+            PatKind::Slice(items) => {
+                let Val::Dims(which) = v else {
+                    return unsupported(line, format!("a slice pattern over {}", v.kind()));
+                };
+                for (p, axis) in items.iter().zip(["x", "y", "z"]) {
+                    self.let_pat(p, Val::Int(format!("int({which}.{axis})")))?;
+                }
+                Ok(())
+            }
+            _ => unsupported(line, "this `let` pattern"),
+        }
+    }
+
+    /// An expression's value, emitting the statements that compute it.
+    pub fn expr(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+        let line = e.pos.line;
+        match &e.kind {
+            ExprKind::Lit(Lit::Int { digits, .. }) => Ok(Val::Int(digits.clone())),
+            ExprKind::Lit(Lit::Float { digits, .. }) => {
+                let d =
+                    if digits.contains('.') || digits.contains('e') { digits.clone() } else { format!("{digits}.0") };
+                Ok(Val::Float(format!("{d}f")))
+            }
+            ExprKind::Lit(Lit::Bool(b)) => Ok(Val::Bool(b.to_string())),
+            ExprKind::Path(p) => {
+                let Some(name) = p.ident() else {
+                    return unsupported(line, "a path that is not a local or a constant");
+                };
+                if let Some(v) = self.lookup(name) {
+                    return Ok(v);
+                }
+                if self.plan.consts.contains_key(name) {
+                    return Ok(Val::Int(name.to_string()));
+                }
+                unsupported(line, format!("the name `{name}`"))
+            }
+            ExprKind::Paren(inner) | ExprKind::Await(inner) => self.expr(inner),
+            ExprKind::Ref { expr, .. } => self.expr(expr),
+            ExprKind::Block { label: None, block } => {
+                if let Some(e) = block.sole_expr() {
+                    return self.expr(e);
+                }
+                self.nested("", block, "")?;
+                Ok(Val::Unit)
+            }
+            ExprKind::Cast { expr, .. } => self.expr(expr),
+            ExprKind::Unary { op, expr } => match (op, self.expr(expr)?) {
+                (UnOp::Not, Val::Bool(b)) => Ok(Val::Bool(format!("!{b}"))),
+                (UnOp::Neg, Val::Int(i)) => Ok(Val::Int(format!("(-{i})"))),
+                (UnOp::Neg, Val::Float(f)) => Ok(Val::Float(format!("(-{f})"))),
+                (_, v) => unsupported(line, format!("this unary operator on {}", v.kind())),
+            },
+            ExprKind::Binary { op, left, right } => {
+                let (l, r) = (self.expr(left)?, self.expr(right)?);
+                binary(line, *op, l, r)
+            }
+            ExprKind::Assign { left, right } => {
+                let (l, r) = (self.expr(left)?, self.expr(right)?);
+                match (l, r) {
+                    (Val::Int(a), Val::Int(b)) | (Val::Bool(a), Val::Bool(b)) | (Val::Float(a), Val::Float(b)) => {
+                        self.line(format!("{a} = {b};"));
+                    }
+                    (Val::Slot { stage: a, .. }, Val::Slot { stage: b, .. })
+                    | (Val::Full { stage: a, .. }, Val::Full { stage: b, .. }) => self.line(format!("{a} = {b};")),
+                    (Val::Mma, Val::Mma) => self.line(format!(
+                        "// line {line}: an MMA group is a position in wgmma's group queue; nothing to copy"
+                    )),
+                    (l, r) => return unsupported(line, format!("assigning {} to {}", r.kind(), l.kind())),
+                }
+                Ok(Val::Unit)
+            }
+            ExprKind::AssignOp { op, left, right } => {
+                let (l, r) = (self.expr(left)?, self.expr(right)?);
+                let (Val::Int(a), Val::Int(b)) = (&l, &r) else {
+                    return unsupported(line, format!("a compound assignment to {}", l.kind()));
+                };
+                self.line(format!("{a} {}= {b};", bin_text(*op)));
+                Ok(Val::Unit)
+            }
+            ExprKind::If { cond, then, els } => {
+                let Val::Bool(c) = self.expr(cond)? else {
+                    return unsupported(line, "an `if` whose condition is not a flag (`if let`?)");
+                };
+                self.if_chain(&c, then, els.as_deref())?;
+                Ok(Val::Unit)
+            }
+            ExprKind::For { label: None, pat, iter, body } => {
+                let ExprKind::Range { start: Some(s), end: Some(end), closed } = &iter.kind else {
+                    return unsupported(line, "a `for` over something other than `a..b`");
+                };
+                let (Val::Int(s), Val::Int(end)) = (self.expr(s)?, self.expr(end)?) else {
+                    return unsupported(line, "a `for` range that is not integers");
+                };
+                let name = match &pat.kind {
+                    PatKind::Ident { name, .. } => name.clone(),
+                    PatKind::Wild => self.temp("it"),
+                    _ => return unsupported(line, "this `for` pattern"),
+                };
+                self.open_scope_only();
+                let c = self.declare(&name);
+                let c_end = self.declare(&format!("{c}_end"));
+                let cmp = if *closed { "<=" } else { "<" };
+                self.close_scope_only();
+                self.line(format!("// line {line}: for {name} in {s}..{end}"));
+                self.open(format!("for (int {c} = {s}, {c_end} = {end}; {c} {cmp} {c_end}; ++{c})"));
+                self.bind(&name, Val::Int(c.clone()));
+                self.block_stmts(body)?;
+                self.close("");
+                Ok(Val::Unit)
+            }
+            ExprKind::While { label: None, cond, body } => {
+                let mark = self.out.len();
+                let Val::Bool(c) = self.expr(cond)? else {
+                    return unsupported(line, "a `while` whose condition is not a flag");
+                };
+                if self.out.len() != mark {
+                    return unsupported(line, "a `while` condition with side effects");
+                }
+                self.nested(format!("while ({c})"), body, "")?;
+                Ok(Val::Unit)
+            }
+            ExprKind::Loop { label: None, body } => {
+                self.nested("for (;;)", body, "")?;
+                Ok(Val::Unit)
+            }
+            ExprKind::Break { label: None, value: None } => {
+                self.line("break;");
+                Ok(Val::Unit)
+            }
+            ExprKind::Continue { label: None } => {
+                self.line("continue;");
+                Ok(Val::Unit)
+            }
+            ExprKind::Field { base, member: Member::Named(name) } => match self.expr(base)? {
+                Val::Args => self.param(line, name),
+                v => unsupported(line, format!("field `{name}` of {}", v.kind())),
+            },
+            ExprKind::Index { base, index } => {
+                let b = self.expr(base)?;
+                let Some(i) = self.plan.value(index) else {
+                    return unsupported(line, "an index that is not a constant");
+                };
+                match b {
+                    Val::Shape(g) => {
+                        self.uses.rank(&g, i as usize + 1);
+                        Ok(Val::Int(format!("P.{g}_shape{i}")))
+                    }
+                    Val::Dims(which) => {
+                        let axis = ["x", "y", "z"].get(i as usize).copied().unwrap_or("x");
+                        Ok(Val::Int(format!("int({which}.{axis})")))
+                    }
+                    v => unsupported(line, format!("indexing {}", v.kind())),
+                }
+            }
+            ExprKind::Method { receiver, method, args, .. } => self.method(line, receiver, method, args),
+            ExprKind::Call { func, args } => self.call(line, func, args),
+            ExprKind::Op { .. } => self.op(e),
+            other => unsupported(line, format!("the expression {}", expr_name(other))),
+        }
+    }
+
+    fn open_scope_only(&mut self) {
+        self.declared.push(BTreeSet::new());
+    }
+
+    fn close_scope_only(&mut self) {
+        let last = self.declared.pop().unwrap_or_default();
+        // keep the loop variable names reserved in the enclosing C++ scope of the loop header
+        self.declared.last_mut().expect("a scope").extend(last);
+    }
+
+    fn if_chain(&mut self, cond: &str, then: &Block, els: Option<&Expr>) -> Result<(), Unsupported> {
+        self.open(format!("if ({cond})"));
+        self.block_stmts(then)?;
+        match els.map(|e| &e.kind) {
+            None => self.close(""),
+            Some(ExprKind::Block { block, .. }) => {
+                self.close(" else {");
+                self.indent += 1;
+                self.scopes.push(HashMap::new());
+                self.declared.push(BTreeSet::new());
+                self.block_stmts(block)?;
+                self.close("");
+            }
+            Some(ExprKind::If { cond, then, els }) => {
+                self.close(" else {");
+                self.indent += 1;
+                self.scopes.push(HashMap::new());
+                self.declared.push(BTreeSet::new());
+                let Val::Bool(c) = self.expr(cond)? else {
+                    return unsupported(cond.pos.line, "an `else if` whose condition is not a flag");
+                };
+                self.if_chain(&c, then, els.as_deref())?;
+                self.close("");
+            }
+            Some(_) => return unsupported(then.pos.line, "this `else` branch"),
+        }
+        Ok(())
+    }
+
+    /// `args.name`.
+    fn param(&mut self, line: u32, name: &str) -> Result<Val, Unsupported> {
+        use super::plan::ParamPlan;
+        for p in &self.plan.params {
+            match p {
+                ParamPlan::Global { name: n, .. } if n == name => return Ok(Val::Global(n.clone())),
+                ParamPlan::Int(n) if n == name => return Ok(Val::Int(format!("P.{n}"))),
+                ParamPlan::Bool(n) if n == name => return Ok(Val::Bool(format!("P.{n}"))),
+                ParamPlan::Float(n) if n == name => return Ok(Val::Float(format!("P.{n}"))),
+                _ => {}
+            }
+        }
+        unsupported(line, format!("the argument `{name}`"))
+    }
+
+    fn method(&mut self, line: u32, receiver: &Expr, method: &str, args: &[Expr]) -> Result<Val, Unsupported> {
+        let r = self.expr(receiver)?;
+        let mut ints = Vec::new();
+        for a in args {
+            match self.expr(a)? {
+                Val::Int(i) => ints.push(i),
+                v => return unsupported(line, format!("`{method}` with {} as argument", v.kind())),
+            }
+        }
+        match (r, method, ints.as_slice()) {
+            (Val::Global(g), "shape", []) => Ok(Val::Shape(g)),
+            (Val::Int(a), "div_ceil", [b]) => Ok(Val::Int(format!("wsg::div_ceil({a}, {b})"))),
+            (Val::Int(a), "min", [b]) => Ok(Val::Int(format!("::min({a}, {b})"))),
+            (Val::Int(a), "max", [b]) => Ok(Val::Int(format!("::max({a}, {b})"))),
+            (Val::Slot { pipe, stage } | Val::Full { pipe, stage }, field, []) => {
+                let Some((index, f)) = self.plan.field(field) else {
+                    return unsupported(line, format!("the view `{field}()` of a pipeline token"));
+                };
+                let guards = &self.kernel.pipelines[pipe].guards;
+                if !guards.iter().any(|g| g == field) {
+                    return unsupported(
+                        line,
+                        format!("`{field}` is not guarded by pipeline `{}`", self.plan.pipelines[pipe].name),
+                    );
+                }
+                Ok(Val::View(View {
+                    field: index,
+                    stage,
+                    row0: "0".into(),
+                    rows: f.rows,
+                    cols: f.cols,
+                    transposed: false,
+                }))
+            }
+            (r, m, _) => unsupported(line, format!("the method `{m}` on {}", r.kind())),
+        }
+    }
+
+    /// A call of a module helper, inlined with its parameters bound to the arguments.
+    fn call(&mut self, line: u32, func: &Expr, args: &[Expr]) -> Result<Val, Unsupported> {
+        let ExprKind::Path(p) = &func.kind else {
+            return unsupported(line, "a call of something other than a function name");
+        };
+        let name = p.last().unwrap_or("").to_string();
+        let Some(f): Option<&Function> = self.kernel.function(&name) else {
+            return unsupported(line, format!("the function `{name}`"));
+        };
+        if self.inlining.contains(&name) {
+            return unsupported(line, format!("the recursive call of `{name}`"));
+        }
+        if f.params.len() != args.len() {
+            return unsupported(line, format!("`{name}` called with {} arguments", args.len()));
+        }
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.expr(a)?);
+        }
+        self.line(format!("// line {line}: {name}(..), inlined (declared at line {})", f.pos.line));
+        self.open("");
+        for (param, v) in f.params.iter().zip(vals) {
+            self.let_pat(&param.pat, v)?;
+        }
+        self.inlining.push(name);
+        let body = f.body.clone();
+        self.block_stmts(&body)?;
+        self.inlining.pop();
+        self.close("");
+        Ok(Val::Unit)
+    }
+}
+
+fn bin_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::BitXor => "^",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+    }
+}
+
+fn binary(line: u32, op: BinOp, l: Val, r: Val) -> Result<Val, Unsupported> {
+    let t = bin_text(op);
+    let cmp = matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+    match (l, r) {
+        (Val::Int(a), Val::Int(b)) if cmp => Ok(Val::Bool(format!("({a} {t} {b})"))),
+        (Val::Int(a), Val::Int(b)) if !matches!(op, BinOp::And | BinOp::Or) => Ok(Val::Int(format!("({a} {t} {b})"))),
+        (Val::Float(a), Val::Float(b)) if cmp => Ok(Val::Bool(format!("({a} {t} {b})"))),
+        (Val::Float(a), Val::Float(b)) => Ok(Val::Float(format!("({a} {t} {b})"))),
+        (Val::Bool(a), Val::Bool(b)) => Ok(Val::Bool(format!("({a} {t} {b})"))),
+        (l, r) => unsupported(line, format!("`{t}` between {} and {}", l.kind(), r.kind())),
+    }
+}
+
+fn expr_name(k: &ExprKind) -> &'static str {
+    match k {
+        ExprKind::Match { .. } => "`match`",
+        ExprKind::Closure { .. } => "closure",
+        ExprKind::Try(_) => "`?`",
+        ExprKind::Return(_) => "`return`",
+        ExprKind::Tuple(_) => "tuple",
+        ExprKind::Array(_) => "array outside a coordinate list",
+        ExprKind::Struct { .. } => "struct literal",
+        ExprKind::Macro(_) => "macro call",
+        ExprKind::Range { .. } => "range outside a `for`",
+        _ => "of this form (labelled loops and blocks, `if let`, ..)",
+    }
+}

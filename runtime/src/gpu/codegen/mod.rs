@@ -1,0 +1,352 @@
+//! The CUDA code generator: a kernel's IR ([`warpspec_ir::Kernel`]) rendered to CUDA C++
+//! that calls the device library ([`super::device_lib`]).
+//!
+//! The generated translation unit has, in namespace `<kernel>`: the kernel's constants, a
+//! `Params` struct (tensor maps, pointers, shapes, scalars), a `Shared` struct (tiles in
+//! dynamic shared memory, 1024-byte aligned, and the pipelines' mbarriers), one
+//! `__device__` function per role named after it; then the `extern "C"` entry, which
+//! initialises the barriers, and dispatches on the warp index: each role occupies whole
+//! warpgroups, calls `setmaxnreg` with its `regs` when roles differ, and runs its function
+//! per instance. Helpers the roles call are inlined. Each DSL op is preceded by a comment
+//! with its Rust source line. An op the generator cannot render is a [`CodegenError`].
+//!
+//! See `docs/cuda.md`, "Generated code".
+
+mod body;
+mod error;
+mod ops;
+mod plan;
+
+use std::fmt::Write;
+
+use warpspec_ir::{Kernel, PatKind};
+
+pub use error::CodegenError;
+use error::{Unsupported, unsupported};
+use plan::{ParamPlan, Plan};
+
+use body::{Body, Uses, Val};
+
+/// Helpers of generated code, included after the device library.
+const PRELUDE: &str = include_str!("prelude.cuh");
+
+/// One parameter of the generated entry function, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamSlot {
+    /// `const __grid_constant__ ws::TensorMap`: the global `global` read in boxes of `rows x
+    /// cols` elements, with a `swizzle`-byte swizzle (64 or 128).
+    Map {
+        /// The `#[params]` field.
+        global: String,
+        /// Box rows.
+        rows: u32,
+        /// Box columns.
+        cols: u32,
+        /// Swizzle span in bytes.
+        swizzle: u32,
+    },
+    /// A device pointer to the global's data.
+    Pointer {
+        /// The `#[params]` field.
+        global: String,
+    },
+    /// `int`: extent `axis` of the global.
+    Extent {
+        /// The `#[params]` field.
+        global: String,
+        /// The dimension, outermost first.
+        axis: usize,
+    },
+    /// `int`: an integer argument.
+    Int(String),
+    /// `int` (0 or 1): a flag.
+    Bool(String),
+    /// `float`: a floating-point argument.
+    Float(String),
+}
+
+/// A role's place in the generated CTA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleLayout {
+    /// The role.
+    pub name: String,
+    /// Its first warp.
+    pub base_warp: u32,
+    /// Warps running it.
+    pub warps: u32,
+    /// Its register budget (`setmaxnreg`), when given.
+    pub regs: Option<u32>,
+}
+
+/// A rendered kernel.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The entry function's name (the kernel's).
+    pub entry: String,
+    /// The kernel's source (without the device library; see [`Generated::translation_unit`]).
+    pub source: String,
+    /// Threads per CTA.
+    pub threads: u32,
+    /// Dynamic shared memory per CTA, in bytes.
+    pub smem_bytes: u32,
+    /// The entry's parameters, in order.
+    pub params: Vec<ParamSlot>,
+    /// The roles.
+    pub roles: Vec<RoleLayout>,
+}
+
+impl Generated {
+    /// The complete source NVRTC compiles: the device library, then the kernel.
+    pub fn translation_unit(&self) -> String {
+        super::device_lib::with_kernels(&self.source)
+    }
+
+    /// The most registers a role asks for: the budget ptxas' report is checked against.
+    pub fn register_budget(&self) -> u32 {
+        self.roles.iter().filter_map(|r| r.regs).max().unwrap_or(255)
+    }
+}
+
+/// The target the generator renders for.
+pub const TARGET: &str = "sm_90a";
+
+/// Renders kernel `k` to CUDA C++ for Hopper (sm_90a).
+pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
+    render(k).map_err(|u| CodegenError { kernel: k.name.clone(), target: TARGET, line: u.line, what: u.what })
+}
+
+fn render(k: &Kernel) -> Result<Generated, Unsupported> {
+    let plan = Plan::new(k)?;
+    let mut uses = Uses::default();
+    let mut role_fns = String::new();
+    for (r, rp) in k.roles.iter().zip(&plan.roles) {
+        let mut b = Body::new(&plan, k, &mut uses);
+        let mut states = Vec::new();
+        for p in &r.func.params {
+            let PatKind::Ident { name, .. } = &p.pat.kind else {
+                return unsupported(p.pat.pos.line, "a role parameter that is not a name");
+            };
+            let ty_generic = endpoint_target(&p.ty);
+            let val = match p.ty.name() {
+                Some("Ctx") => Val::Ctx,
+                Some(kind @ ("Producer" | "Consumer")) => {
+                    let Some(pipe) = ty_generic.and_then(|n| plan.pipelines.iter().position(|x| x.name == n)) else {
+                        return unsupported(p.pat.pos.line, format!("the endpoint `{name}` of an unknown pipeline"));
+                    };
+                    let state = b.declare(name);
+                    states.push(format!(
+                        "wsg::PipeState {state} = {{0u, 0u}};  // `{name}`: {kind} of `{}`",
+                        plan.pipelines[pipe].name
+                    ));
+                    if kind == "Producer" { Val::Producer { pipe, state } } else { Val::Consumer { pipe, state } }
+                }
+                Some("Named") => {
+                    let Some(i) = ty_generic.and_then(|n| plan.named.iter().position(|x| x.name == n)) else {
+                        return unsupported(p.pat.pos.line, format!("the named barrier `{name}`"));
+                    };
+                    Val::Named(i)
+                }
+                other => {
+                    return unsupported(
+                        p.pat.pos.line,
+                        format!("a role parameter of type {other:?} (plain barrier endpoints are not rendered yet)"),
+                    );
+                }
+            };
+            b.bind(name, val);
+        }
+        for s in &states {
+            b.line(s);
+        }
+        b.block_stmts(&r.func.body)?;
+        let body = std::mem::take(&mut b.out);
+        let regs = rp.regs.map_or(String::new(), |r| format!(", {r} registers"));
+        let _ = writeln!(
+            role_fns,
+            "// role `{}` (line {}): {} instance(s) of {} warp(s){regs}\n\
+             __device__ __forceinline__ void {}(const Params& P, const Shared& S, const ws::u32 instance, const bool leader) {{\n{body}}}\n",
+            rp.name,
+            r.func.pos.line,
+            rp.warps / rp.warps_per_instance,
+            rp.warps_per_instance,
+            rp.name,
+        );
+    }
+    let (decls, params, fields) = signature(&plan, &mut uses)?;
+    let mut src = String::new();
+    let _ = writeln!(src, "// Generated by warpspec from kernel `{}` for {TARGET}. Do not edit.\n", k.name);
+    src.push_str(PRELUDE);
+    let _ = writeln!(src, "\nnamespace {}_roles {{\n", k.name);
+    for name in &plan.const_order {
+        let _ = writeln!(src, "constexpr int {name} = {};", plan.consts[name]);
+    }
+    let _ = writeln!(src, "\n/// The launch arguments.\nstruct Params {{\n{fields}}};\n");
+    let _ = writeln!(src, "/// Shared memory: tiles (1024-byte aligned) and mbarriers.\nstruct Shared {{");
+    for f in &plan.fields {
+        let _ = writeln!(
+            src,
+            "    unsigned char* {};  // {} stage(s) of {} x {} {:?}, {} bytes apart, {}-byte swizzle",
+            f.name, f.stages, f.rows, f.cols, f.elem, f.stage_bytes, f.layout.row_bytes
+        );
+    }
+    for p in &plan.pipelines {
+        let _ = writeln!(src, "    ws::u64* {}_full;   // {} stage(s), {} arrival(s)", p.name, p.stages, p.full_count);
+        let _ = writeln!(src, "    ws::u64* {}_empty;  // {} arrival(s)", p.name, p.empty_count);
+    }
+    src.push_str("};\n\n");
+    src.push_str(&role_fns);
+    let _ = writeln!(src, "}}  // namespace {}_roles\n", k.name);
+    entry(&mut src, k, &plan, &decls);
+    let roles = plan
+        .roles
+        .iter()
+        .map(|r| RoleLayout { name: r.name.clone(), base_warp: r.base_warp, warps: r.warps, regs: r.regs })
+        .collect();
+    Ok(Generated {
+        entry: k.name.clone(),
+        source: src,
+        threads: plan.threads,
+        smem_bytes: plan.smem_bytes,
+        params,
+        roles,
+    })
+}
+
+/// The pipeline or named barrier an endpoint type names (`Operands` in `Producer<'_, Operands>`).
+fn endpoint_target(ty: &warpspec_ir::Ty) -> Option<&str> {
+    use warpspec_ir::{Generic, Ty};
+    match ty {
+        Ty::Path(p) => p.segments.last()?.generics.iter().find_map(|g| match g {
+            Generic::Type(t) => t.name(),
+            _ => None,
+        }),
+        Ty::Ref { elem, .. } => endpoint_target(elem),
+        _ => None,
+    }
+}
+
+/// The entry's parameter declarations, their slots, and the `Params` struct's fields.
+fn signature(plan: &Plan, uses: &mut Uses) -> Result<(Vec<String>, Vec<ParamSlot>, String), Unsupported> {
+    let (mut decls, mut slots, mut fields) = (Vec::new(), Vec::new(), String::new());
+    for p in &plan.params {
+        match p {
+            ParamPlan::Global { name, elem } => {
+                if let Some(&(rows, cols, swizzle)) = uses.maps.get(name) {
+                    decls.push(format!("const __grid_constant__ ws::TensorMap {name}_map"));
+                    slots.push(ParamSlot::Map { global: name.clone(), rows, cols, swizzle });
+                    let _ = writeln!(fields, "    const ws::TensorMap* {name}_map;");
+                }
+                if uses.pointers.contains(name) {
+                    let ty = if *elem == plan::Elem::F32 { "float" } else { "void" };
+                    decls.push(format!("{ty}* {name}"));
+                    slots.push(ParamSlot::Pointer { global: name.clone() });
+                    let _ = writeln!(fields, "    {ty}* {name};  // {}", elem.cpp());
+                }
+                let rank = uses.ranks.get(name).copied().unwrap_or(0);
+                for axis in 0..rank {
+                    decls.push(format!("int {name}_shape{axis}"));
+                    slots.push(ParamSlot::Extent { global: name.clone(), axis });
+                    let _ = writeln!(fields, "    int {name}_shape{axis};");
+                }
+            }
+            ParamPlan::Int(n) => {
+                decls.push(format!("int {n}"));
+                slots.push(ParamSlot::Int(n.clone()));
+                let _ = writeln!(fields, "    int {n};");
+            }
+            ParamPlan::Bool(n) => {
+                decls.push(format!("int {n}"));
+                slots.push(ParamSlot::Bool(n.clone()));
+                let _ = writeln!(fields, "    bool {n};");
+            }
+            ParamPlan::Float(n) => {
+                decls.push(format!("float {n}"));
+                slots.push(ParamSlot::Float(n.clone()));
+                let _ = writeln!(fields, "    float {n};");
+            }
+        }
+    }
+    Ok((decls, slots, fields))
+}
+
+/// The `extern "C"` entry: shared memory, barrier initialisation, dispatch by warp.
+fn entry(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
+    let ns = &format!("{}_roles", k.name);
+    let _ = writeln!(
+        src,
+        "extern \"C\" __global__ void __launch_bounds__({}, 1) {}(\n    {}) {{",
+        plan.threads,
+        k.name,
+        decls.join(",\n    ")
+    );
+    src.push_str("    extern __shared__ __align__(1024) unsigned char smem_raw[];\n");
+    for p in &plan.pipelines {
+        let _ = writeln!(src, "    __shared__ ws::u64 {}_full[{}], {}_empty[{}];", p.name, p.stages, p.name, p.stages);
+    }
+    src.push_str("    // TMA's swizzles are functions of address bits 4-9: tiles start 1024-aligned.\n");
+    src.push_str("    unsigned char* smem = smem_raw + ((1024u - (ws::smem_addr(smem_raw) & 1023u)) & 1023u);\n");
+    let _ = write!(src, "    const {ns}::Params P{{");
+    let mut inits = Vec::new();
+    for p in &plan.params {
+        let names: Vec<String> = decls
+            .iter()
+            .filter_map(|d| d.rsplit(' ').next().map(str::to_string))
+            .filter(|n| match p {
+                ParamPlan::Global { name, .. } => {
+                    n == &format!("{name}_map") || n == name || n.starts_with(&format!("{name}_shape"))
+                }
+                ParamPlan::Int(name) | ParamPlan::Bool(name) | ParamPlan::Float(name) => n == name,
+            })
+            .collect();
+        for n in names {
+            if n.ends_with("_map") {
+                inits.push(format!("&{n}"));
+            } else if matches!(p, ParamPlan::Bool(_)) {
+                inits.push(format!("{n} != 0"));
+            } else {
+                inits.push(n);
+            }
+        }
+    }
+    let _ = writeln!(src, "{}}};", inits.join(", "));
+    let mut shared = Vec::new();
+    for f in &plan.fields {
+        shared.push(format!("smem + {}", f.offset));
+    }
+    for p in &plan.pipelines {
+        shared.push(format!("{}_full", p.name));
+        shared.push(format!("{}_empty", p.name));
+    }
+    let _ = writeln!(src, "    const {ns}::Shared S{{{}}};", shared.join(", "));
+    src.push_str("    if (threadIdx.x == 0) {\n");
+    for p in &plan.pipelines {
+        let _ = writeln!(
+            src,
+            "        for (int s = 0; s < {}; ++s) {{\n            ws::mbar_init(&{}_full[s], {});\n            ws::mbar_init(&{}_empty[s], {});\n        }}",
+            p.stages, p.name, p.full_count, p.name, p.empty_count
+        );
+    }
+    src.push_str("        ws::fence_mbarrier_init();\n    }\n    __syncthreads();\n");
+    src.push_str("    const ws::u32 warp = ws::warp_idx();\n");
+    for r in &plan.roles {
+        let (lo, hi, used) = (r.base_warp, r.base_warp + r.padded_warps, r.base_warp + r.warps);
+        let range = if lo == 0 { format!("warp < {hi}u") } else { format!("warp >= {lo}u && warp < {hi}u") };
+        let _ = writeln!(src, "    if ({range}) {{  // role `{}`", r.name);
+        if plan.set_regs
+            && let Some(regs) = r.regs
+        {
+            let max = plan.roles.iter().filter_map(|x| x.regs).max().unwrap_or(regs);
+            let f = if regs < max { "setmaxnreg_dec" } else { "setmaxnreg_inc" };
+            let _ = writeln!(src, "        ws::{f}<{regs}>();");
+        }
+        let threads = r.warps_per_instance * 32;
+        let _ = writeln!(
+            src,
+            "        if ({}) {{\n            const ws::u32 t = threadIdx.x - {}u;\n            {ns}::{}(P, S, t / {threads}u, t % {threads}u == 0);\n        }}\n        return;\n    }}",
+            if used == hi { "true".to_string() } else { format!("warp < {used}u") },
+            lo * 32,
+            r.name,
+        );
+    }
+    src.push_str("}\n");
+}

@@ -1,0 +1,367 @@
+//! The DSL operations as device-library calls: pipelines on mbarriers with `{index, phase}`
+//! state, TMA loads from tensor maps, `wgmma` with its fences and groups, named barriers,
+//! fragments in the accumulator layout and their stores. Each rendered op is preceded by a
+//! comment with its Rust source line.
+
+use warpspec_ir::{Expr, ExprKind, Op};
+
+use super::body::{Body, Frag, Val, View};
+use super::error::{Unsupported, unsupported};
+
+/// wgmma's N extents with a generated variant in the device library.
+const WGMMA_N: [u32; 8] = [8, 16, 32, 64, 96, 128, 192, 256];
+
+impl Body<'_> {
+    /// Operand `name` of the op `e`, rendered.
+    fn operand(&mut self, e: &Expr, name: &str) -> Result<Val, Unsupported> {
+        match e.kind.operand(name) {
+            Some(o) => self.expr(o),
+            None => unsupported(e.pos.line, format!("operand `{name}` is missing")),
+        }
+    }
+
+    /// A DSL operation.
+    pub fn op(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+        let ExprKind::Op { op, receiver, generics, .. } = &e.kind else {
+            return unsupported(e.pos.line, "not a DSL operation");
+        };
+        let (op, line) = (*op, e.pos.line);
+        let spec = op.spec();
+        let what = format!("{}.{}", spec.receiver.type_name(), spec.name);
+        let recv = self.expr(receiver)?;
+        let generic =
+            |b: &Self, i: usize| generics.get(i).and_then(|g| b.plan.generic(g)).and_then(|v| u32::try_from(v).ok());
+        match (op, recv) {
+            (Op::Args, Val::Ctx) => Ok(Val::Args),
+            (Op::Block, Val::Ctx) => Ok(Val::Dims("blockIdx")),
+            (Op::Grid, Val::Ctx) => Ok(Val::Dims("gridDim")),
+            (Op::Instance, Val::Ctx) => Ok(Val::Int("int(instance)".into())),
+            (Op::Fragment, Val::Ctx) => {
+                let (Some(rows), Some(cols)) = (generic(self, 0), generic(self, 1)) else {
+                    return unsupported(line, "`fragment::<R, C>` without constant R and C");
+                };
+                if rows % 64 != 0 || cols % 2 != 0 {
+                    return unsupported(
+                        line,
+                        format!(
+                            "a {rows} x {cols} fragment: the wgmma accumulator layout needs rows in multiples of 64"
+                        ),
+                    );
+                }
+                let regs = rows / 64 * cols / 2;
+                if regs > 240 {
+                    return unsupported(
+                        line,
+                        format!(
+                            "a {rows} x {cols} f32 fragment is {regs} registers per thread; a thread addresses at most 255"
+                        ),
+                    );
+                }
+                let Val::Float(v) = self.operand(e, "value")? else {
+                    return unsupported(line, "`fragment` filled with something other than a float");
+                };
+                let var = self.temp("frag");
+                self.line(format!(
+                    "// line {line}: cx.fragment::<{rows}, {cols}>({v}) in the wgmma accumulator layout"
+                ));
+                self.line(format!("float {var}[{}][{}];", rows / 64, cols / 2));
+                self.line(format!("wsg::fill({var}, {v});"));
+                let f = Frag { var, rows, cols };
+                self.frags.push(f.clone());
+                Ok(Val::Frag(f))
+            }
+            (Op::Acquire, Val::Producer { pipe, state }) => {
+                let p = &self.plan.pipelines[pipe];
+                let (name, stages) = (p.name.clone(), p.stages);
+                let t = self.temp("slot");
+                self.line(format!("// line {line}: acquire a free stage of `{name}`"));
+                self.line(format!("const ws::u32 {t} = {state}.index;"));
+                self.line(format!("ws::mbar_wait(&S.{name}_empty[{t}], {state}.phase ^ 1u);"));
+                self.line(format!("{state}.advance({stages}u);"));
+                Ok(Val::Slot { pipe, stage: t })
+            }
+            (Op::ConsumerWait, Val::Consumer { pipe, state }) => {
+                let p = &self.plan.pipelines[pipe];
+                let (name, stages) = (p.name.clone(), p.stages);
+                let t = self.temp("full");
+                self.line(format!("// line {line}: wait for a full stage of `{name}`"));
+                self.line(format!("const ws::u32 {t} = {state}.index;"));
+                self.line(format!("ws::mbar_wait(&S.{name}_full[{t}], {state}.phase);"));
+                self.line(format!("{state}.advance({stages}u);"));
+                Ok(Val::Full { pipe, stage: t })
+            }
+            (Op::Commit, Val::Producer { pipe, .. }) => {
+                let Val::Slot { stage, .. } = self.operand(e, "slot_token")? else {
+                    return unsupported(line, "`commit` of something other than an acquired slot");
+                };
+                let p = &self.plan.pipelines[pipe];
+                self.line(format!("// line {line}: commit stage to `{}`", p.name));
+                if p.tma {
+                    self.line(format!(
+                        "if (leader) ws::mbar_arrive_expect_tx(&S.{}_full[{stage}], {}u);",
+                        p.name, p.tx_bytes
+                    ));
+                } else {
+                    self.line(format!("if (leader) ws::mbar_arrive(&S.{}_full[{stage}]);", p.name));
+                }
+                Ok(Val::Unit)
+            }
+            (Op::Release, Val::Consumer { pipe, .. }) => {
+                let Val::Full { stage, .. } = self.operand(e, "full")? else {
+                    return unsupported(line, "`release` of something other than a full stage");
+                };
+                let name = self.plan.pipelines[pipe].name.clone();
+                self.line(format!("// line {line}: release stage to `{name}`"));
+                self.line(format!("if (leader) ws::mbar_arrive(&S.{name}_empty[{stage}]);"));
+                Ok(Val::Unit)
+            }
+            (Op::Sync | Op::NamedArrive, Val::Named(i)) => {
+                let n = &self.plan.named[i];
+                let f = if op == Op::Sync { "named_sync" } else { "named_arrive" };
+                let text = format!("ws::{f}({}, {});  // line {line}: `{}`", n.id, n.threads, n.name);
+                self.line(text);
+                Ok(Val::Unit)
+            }
+            (Op::TmaLoad, Val::Ctx) => self.tma_load(e),
+            (Op::Wgmma, Val::Ctx) => self.wgmma(e),
+            (Op::MmaWait, Val::Ctx) => {
+                let Some(n) = e.kind.operand("in_flight").and_then(|o| self.plan.value(o)) else {
+                    return unsupported(line, "`mma_wait` with a count that is not a constant");
+                };
+                self.line(format!("// line {line}: wait until at most {n} wgmma groups are in flight"));
+                self.line(format!("ws::wgmma_wait<{n}>();"));
+                self.fence_frags();
+                Ok(Val::Unit)
+            }
+            (Op::StoreGlobal, Val::Ctx) => self.store_global(e),
+            (Op::TileRows | Op::RefRows, Val::View(v)) => {
+                let Some(rows) = generic(self, 0) else {
+                    return unsupported(line, "`rows::<R>` without a constant R");
+                };
+                let Val::Int(start) = self.operand(e, "start")? else {
+                    return unsupported(line, "`rows` from something other than an integer");
+                };
+                if v.transposed || rows > v.rows {
+                    return unsupported(line, format!("`rows::<{rows}>` of a {}-row view", v.rows));
+                }
+                Ok(Val::View(View { row0: format!("({} + {start})", v.row0), rows, ..v }))
+            }
+            (Op::TileT | Op::RefT, Val::View(v)) => Ok(Val::View(View { transposed: !v.transposed, ..v })),
+            (Op::TileView, Val::View(v)) => Ok(Val::View(v)),
+            (_, r) => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
+        }
+    }
+
+    /// `wsg::fence(frag)` for each fragment of the role: no access moves across a wgmma
+    /// fence or wait.
+    fn fence_frags(&mut self) {
+        let frags: Vec<String> = self.frags.iter().map(|f| f.var.clone()).collect();
+        for f in frags {
+            self.line(format!("wsg::fence({f});"));
+        }
+    }
+
+    /// Coordinates `&[a, b]` as integers.
+    fn coords(&mut self, e: &Expr, name: &str) -> Result<Vec<String>, Unsupported> {
+        let line = e.pos.line;
+        let Some(c) = e.kind.operand(name) else {
+            return unsupported(line, format!("operand `{name}` is missing"));
+        };
+        let c = match &c.kind {
+            ExprKind::Ref { expr, .. } => expr,
+            _ => c,
+        };
+        let ExprKind::Array(items) = &c.kind else {
+            return unsupported(line, "coordinates that are not an array literal");
+        };
+        let mut out = Vec::new();
+        for i in items {
+            match self.expr(i)? {
+                Val::Int(v) => out.push(v),
+                v => return unsupported(line, format!("a coordinate that is {}", v.kind())),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `cx.tma_load(src, coords, dst, on)`: one `cp.async.bulk.tensor.2d` per 128-byte
+    /// column panel of the tile, issued by the instance's leader, completing on the stage's
+    /// full barrier.
+    fn tma_load(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+        let line = e.pos.line;
+        let Val::Global(g) = self.operand(e, "src")? else {
+            return unsupported(line, "`tma_load` from something other than a global tensor");
+        };
+        let coords = self.coords(e, "coords")?;
+        let Val::View(v) = self.operand(e, "dst")? else {
+            return unsupported(line, "`tma_load` into something other than a tile");
+        };
+        let Val::Slot { pipe, stage } = self.operand(e, "on")? else {
+            return unsupported(line, "`tma_load` completing on something other than an acquired pipeline slot");
+        };
+        let f = self.plan.fields[v.field].clone();
+        if v.transposed || v.rows != f.rows || v.row0 != "0" {
+            return unsupported(line, "`tma_load` into part of a tile");
+        }
+        if coords.len() != 2 {
+            return unsupported(line, format!("a {}-dimensional TMA load; 2 dimensions are rendered", coords.len()));
+        }
+        let elem_ok = self
+            .plan
+            .params
+            .iter()
+            .any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem } if *name == g && *elem == f.elem));
+        if !elem_ok {
+            return unsupported(line, format!("`{g}` and tile `{}` differ in element type", f.name));
+        }
+        let map = (f.rows, f.layout.panel_cols, f.layout.row_bytes);
+        if let Some(old) = self.uses.maps.insert(g.clone(), map)
+            && old != map
+        {
+            return unsupported(
+                line,
+                format!("`{g}` is loaded in boxes of two shapes; one tensor map per global is rendered"),
+            );
+        }
+        self.uses.rank(&g, 2);
+        let pipe_name = self.plan.pipelines[pipe].name.clone();
+        let (row, col) = (&coords[0], &coords[1]);
+        self.line(format!("// line {line}: cx.tma_load({g} at [{row}, {col}] -> {}, on `{pipe_name}`)", f.name));
+        self.open_leader();
+        for panel in 0..f.layout.panels {
+            let dst =
+                format!("S.{} + {} * {}u + {}u", f.name, v.stage, f.stage_bytes, panel * f.rows * f.layout.row_bytes);
+            let c = if panel == 0 { col.clone() } else { format!("{col} + {}", panel * f.layout.panel_cols) };
+            self.line(format!("ws::tma_load_2d({dst}, P.{g}_map, &S.{pipe_name}_full[{stage}], {c}, {row});"));
+        }
+        self.close_leader();
+        Ok(Val::Unit)
+    }
+
+    fn open_leader(&mut self) {
+        self.line("if (leader) {");
+        self.indent_by(1);
+    }
+
+    fn close_leader(&mut self) {
+        self.indent_by(-1);
+        self.line("}");
+    }
+
+    /// `cx.wgmma(acc, a, b)`: fence, one `wgmma.mma_async` per k16 step and 64-row block,
+    /// commit. A is read K-major; B K-major when it is a transposed view (`b.t()` of an
+    /// `N x K` tile), N-major (`tnspB = 1`) when it is a `K x N` tile.
+    fn wgmma(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+        let line = e.pos.line;
+        let Val::Frag(acc) = self.operand(e, "acc")? else {
+            return unsupported(line, "`wgmma` into something other than a fragment");
+        };
+        let (Val::View(a), Val::View(b)) = (self.operand(e, "a")?, self.operand(e, "b")?) else {
+            return unsupported(line, "`wgmma` of operands that are not shared tiles");
+        };
+        let (fa, fb) = (self.plan.fields[a.field].clone(), self.plan.fields[b.field].clone());
+        let Some(ty) = fa.elem.mma().filter(|_| fa.elem == fb.elem) else {
+            return unsupported(line, "`wgmma` needs both operands bf16 or both f16");
+        };
+        if a.transposed {
+            return unsupported(line, "`wgmma` with a transposed A (M-major) operand");
+        }
+        let (k, n) = if b.transposed { (b.cols, b.rows) } else { (b.rows, b.cols) };
+        if a.cols != k || a.rows != acc.rows || n != acc.cols || a.rows % 64 != 0 || k % 16 != 0 {
+            return unsupported(
+                line,
+                format!("`wgmma` of {} x {} by {k} x {n} into a {} x {} fragment", a.rows, a.cols, acc.rows, acc.cols),
+            );
+        }
+        if !WGMMA_N.contains(&n) {
+            return unsupported(line, format!("`wgmma` with N = {n}; the device library has N in {WGMMA_N:?}"));
+        }
+        let eb = fa.elem.bytes();
+        let layout = |row_bytes: u32| if row_bytes == 128 { 1 } else { 2 };
+        // A: K-major rows of `row_bytes`; k16 steps move 32 bytes within a panel, panels
+        // are `rows * row_bytes` apart.
+        let (ra, pa) = (fa.layout.row_bytes, fa.layout.panel_cols);
+        let a_base = format!("S.{} + {} * {}u + {} * {ra}u", fa.name, a.stage, fa.stage_bytes, a.row0);
+        let a_addr =
+            format!("a_tile + mb * {}u + (kk * 16 / {pa}) * {}u + (kk * 16 % {pa}) * {eb}u", 64 * ra, fa.rows * ra);
+        let a_desc = format!("wsg::desc({a_addr}, 16u, {}u, {})", 8 * ra, layout(ra));
+        let (b_base, b_addr, b_desc, tb) = if b.transposed {
+            let (rb, pb) = (fb.layout.row_bytes, fb.layout.panel_cols);
+            let base = format!("S.{} + {} * {}u + {} * {rb}u", fb.name, b.stage, fb.stage_bytes, b.row0);
+            let addr = format!("b_tile + (kk * 16 / {pb}) * {}u + (kk * 16 % {pb}) * {eb}u", fb.rows * rb);
+            (base, addr.clone(), format!("wsg::desc({addr}, 16u, {}u, {})", 8 * rb, layout(rb)), 0)
+        } else {
+            if fb.layout.row_bytes != 128 {
+                return unsupported(line, "an N-major B operand whose rows are not 128-byte panels");
+            }
+            let base = format!("S.{} + {} * {}u + {} * 128u", fb.name, b.stage, fb.stage_bytes, b.row0);
+            let addr = "b_tile + kk * 2048u".to_string();
+            // N-major, 128-byte swizzle: atoms of 64 columns x 8 rows (1024 bytes); LBO is
+            // the distance between 64-column panels, SBO between 8-row groups along K.
+            (base, addr.clone(), format!("wsg::desc({addr}, {}u, 1024u, 1)", fb.rows * 128), 1)
+        };
+        let _ = b_addr;
+        let blocks = a.rows / 64;
+        self.line(format!(
+            "// line {line}: cx.wgmma({} += {}[{} x {}] * {}[{k} x {n}])",
+            acc.var, fa.name, a.rows, a.cols, fb.name
+        ));
+        self.line("{");
+        self.indent_by(1);
+        self.line(format!("const unsigned char* a_tile = {a_base};"));
+        self.line(format!("const unsigned char* b_tile = {b_base};"));
+        self.fence_frags();
+        self.line("ws::wgmma_fence();");
+        self.line("#pragma unroll");
+        self.line(format!("for (ws::u32 kk = 0; kk < {}u; ++kk) {{", k / 16));
+        self.indent_by(1);
+        self.line(format!("const ws::u64 desc_b = {b_desc};"));
+        self.line("#pragma unroll");
+        self.line(format!("for (ws::u32 mb = 0; mb < {blocks}u; ++mb) {{"));
+        self.indent_by(1);
+        self.line(format!("ws::wgmma_ss_m64n{n}k16_f32_{ty}<0, {tb}>({}[mb], {a_desc}, desc_b, 1u);", acc.var));
+        self.indent_by(-1);
+        self.line("}");
+        self.indent_by(-1);
+        self.line("}");
+        self.line("ws::wgmma_commit();");
+        self.fence_frags();
+        self.indent_by(-1);
+        self.line("}");
+        Ok(Val::Mma)
+    }
+
+    /// `cx.store_global(acc, dst, [row, col])`: every thread stores its accumulator
+    /// elements, clipped to the tensor.
+    fn store_global(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+        let line = e.pos.line;
+        let Val::Frag(f) = self.operand(e, "src")? else {
+            return unsupported(line, "`store_global` of something other than a fragment");
+        };
+        let Val::Global(g) = self.operand(e, "dst")? else {
+            return unsupported(line, "`store_global` to something other than a global tensor");
+        };
+        let f32_dst =
+            self.plan.params.iter().any(
+                |p| matches!(p, super::plan::ParamPlan::Global { name, elem: super::plan::Elem::F32 } if *name == g),
+            );
+        if !f32_dst {
+            return unsupported(line, format!("`store_global` to `{g}`: only f32 destinations are rendered"));
+        }
+        let coords = self.coords(e, "coords")?;
+        if coords.len() != 2 {
+            return unsupported(line, "`store_global` with other than 2 coordinates");
+        }
+        self.uses.pointers.insert(g.clone());
+        self.uses.rank(&g, 2);
+        self.line(format!(
+            "// line {line}: cx.store_global({} -> {g} at [{}, {}]), clipped to the tensor",
+            f.var, coords[0], coords[1]
+        ));
+        self.line(format!(
+            "wsg::store_acc({}, P.{g}, P.{g}_shape0, P.{g}_shape1, {}, {});",
+            f.var, coords[0], coords[1]
+        ));
+        Ok(Val::Unit)
+    }
+}

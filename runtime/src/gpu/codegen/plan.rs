@@ -1,0 +1,395 @@
+//! The CTA a kernel becomes on the GPU: warps per role, register budgets, the dynamic
+//! shared-memory layout of its tiles, its barriers and its launch arguments.
+
+use std::collections::BTreeMap;
+
+use warpspec_ir::{Expr, Generic, Kernel, Ty};
+
+use super::error::{Unsupported, unsupported};
+
+/// Element formats of tiles and tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    Bf16,
+    F16,
+    F32,
+}
+
+impl Elem {
+    fn parse(name: &str) -> Option<Elem> {
+        Some(match name {
+            "bf16" => Elem::Bf16,
+            "f16" => Elem::F16,
+            "f32" => Elem::F32,
+            _ => return None,
+        })
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Elem::Bf16 | Elem::F16 => 2,
+            Elem::F32 => 4,
+        }
+    }
+
+    /// The C++ type of one element.
+    pub fn cpp(self) -> &'static str {
+        match self {
+            Elem::Bf16 => "__nv_bfloat16",
+            Elem::F16 => "__half",
+            Elem::F32 => "float",
+        }
+    }
+
+    /// The wgmma input type suffix.
+    pub fn mma(self) -> Option<&'static str> {
+        match self {
+            Elem::Bf16 => Some("bf16"),
+            Elem::F16 => Some("f16"),
+            Elem::F32 => None,
+        }
+    }
+}
+
+/// A role's warps in the CTA.
+#[derive(Clone, Debug)]
+pub(crate) struct RolePlan {
+    pub name: String,
+    /// First warp of the role.
+    pub base_warp: u32,
+    /// Warps running the role (`instances * warps_per_instance`).
+    pub warps: u32,
+    /// Warps the role occupies: rounded up to whole warpgroups, as `setmaxnreg` acts on
+    /// warpgroups.
+    pub padded_warps: u32,
+    pub warps_per_instance: u32,
+    pub regs: Option<u32>,
+}
+
+/// How TMA writes a tile and how `wgmma` reads it: rows of `row_bytes` (64 or 128) in the
+/// matching swizzle; tiles wider than 128 bytes are column panels of 128 bytes each.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TileLayout {
+    /// Bytes per row of one panel (the swizzle span).
+    pub row_bytes: u32,
+    /// Columns per panel.
+    pub panel_cols: u32,
+    /// Panels side by side.
+    pub panels: u32,
+}
+
+/// A `#[shared]` field: a tile or a ring of tiles.
+#[derive(Clone, Debug)]
+pub(crate) struct FieldPlan {
+    pub name: String,
+    pub elem: Elem,
+    pub rows: u32,
+    pub cols: u32,
+    pub stages: u32,
+    /// Offset from the 1024-aligned base of dynamic shared memory.
+    pub offset: u32,
+    /// Bytes between stages (the tile rounded up to 1024).
+    pub stage_bytes: u32,
+    pub layout: TileLayout,
+}
+
+impl FieldPlan {
+    /// Bytes of one tile.
+    pub fn tile_bytes(&self) -> u32 {
+        self.rows * self.cols * self.elem.bytes()
+    }
+}
+
+/// A `#[pipeline]`: a full and an empty mbarrier per stage.
+#[derive(Clone, Debug)]
+pub(crate) struct PipePlan {
+    pub name: String,
+    pub stages: u32,
+    pub full_count: u32,
+    pub empty_count: u32,
+    /// Transaction bytes a commit expects (every guarded tile), for TMA pipelines.
+    pub tx_bytes: u32,
+    pub tma: bool,
+}
+
+/// A `#[named_barrier]`.
+#[derive(Clone, Debug)]
+pub(crate) struct NamedPlan {
+    pub name: String,
+    pub id: u32,
+    pub threads: u32,
+}
+
+/// A launch argument of the `#[params]` struct.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamPlan {
+    Global { name: String, elem: Elem },
+    Int(String),
+    Bool(String),
+    Float(String),
+}
+
+/// Everything about the CTA that does not depend on the role bodies.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub consts: BTreeMap<String, i128>,
+    pub const_order: Vec<String>,
+    pub roles: Vec<RolePlan>,
+    pub threads: u32,
+    /// Whether roles differ in registers (then each calls `setmaxnreg`).
+    pub set_regs: bool,
+    pub fields: Vec<FieldPlan>,
+    pub smem_bytes: u32,
+    pub pipelines: Vec<PipePlan>,
+    pub named: Vec<NamedPlan>,
+    pub params: Vec<ParamPlan>,
+}
+
+/// Registers of one SM, shared by a CTA's threads.
+const REGISTER_FILE: u32 = 65536;
+/// The most dynamic shared memory one CTA may use on Hopper.
+const MAX_SMEM: u32 = 227 * 1024;
+
+impl Plan {
+    /// The plan of `k`.
+    pub fn new(k: &Kernel) -> Result<Plan, Unsupported> {
+        let mut consts = BTreeMap::new();
+        let mut const_order = Vec::new();
+        for c in &k.consts {
+            if let Some(v) = c.evaluated {
+                consts.insert(c.name.clone(), v);
+                const_order.push(c.name.clone());
+            }
+        }
+        let eval = |e: &Expr, what: &str| -> Result<u32, Unsupported> {
+            let v = e.const_value(&|n| consts.get(n).copied());
+            match v.and_then(|v| u32::try_from(v).ok()) {
+                Some(v) => Ok(v),
+                None => unsupported(e.pos.line, format!("{what} is not a constant the generator can evaluate")),
+            }
+        };
+        let mut roles = Vec::new();
+        let mut warp = 0;
+        for r in &k.roles {
+            let instances = eval(&r.instances, &format!("the instance count of role `{}`", r.func.name))?;
+            let regs = match &r.regs {
+                Some(e) => Some(eval(e, &format!("the registers of role `{}`", r.func.name))?),
+                None => None,
+            };
+            let warps = instances * r.warps_per_instance;
+            let padded_warps = warps.div_ceil(4) * 4;
+            roles.push(RolePlan {
+                name: r.func.name.clone(),
+                base_warp: warp,
+                warps,
+                padded_warps,
+                warps_per_instance: r.warps_per_instance,
+                regs,
+            });
+            warp += padded_warps;
+        }
+        let threads = warp * 32;
+        if threads == 0 || threads > 1024 {
+            return unsupported(
+                0,
+                format!("the CTA would have {threads} threads (roles padded to warpgroups); 1 to 1024 run"),
+            );
+        }
+        let distinct: std::collections::BTreeSet<Option<u32>> = roles.iter().map(|r| r.regs).collect();
+        let set_regs = distinct.len() > 1;
+        if set_regs {
+            let mut total = 0;
+            for r in &roles {
+                let Some(regs) = r.regs else {
+                    return unsupported(0, format!("role `{}` gives no `regs`, and other roles do", r.name));
+                };
+                if !(24..=256).contains(&regs) || regs % 8 != 0 {
+                    return unsupported(
+                        0,
+                        format!(
+                            "role `{}` asks for {regs} registers; setmaxnreg takes multiples of 8 from 24 to 256",
+                            r.name
+                        ),
+                    );
+                }
+                total += regs * r.padded_warps * 32;
+            }
+            if total > REGISTER_FILE {
+                return unsupported(
+                    0,
+                    format!("the roles ask for {total} registers in all, more than the {REGISTER_FILE} of an SM"),
+                );
+            }
+        }
+
+        let mut fields = Vec::new();
+        let mut offset = 0;
+        for f in &k.shared {
+            let plan = field(f.name.as_str(), &f.ty, &consts, offset)?;
+            offset = plan.offset + plan.stage_bytes * plan.stages;
+            fields.push(plan);
+        }
+        let smem_bytes = offset + 1024;
+        if smem_bytes > MAX_SMEM {
+            return unsupported(
+                0,
+                format!(
+                    "shared memory of {smem_bytes} bytes (tiles 1024-aligned) is over the {MAX_SMEM} a CTA may use"
+                ),
+            );
+        }
+
+        let instances_of = |names: &[String]| -> u32 {
+            names
+                .iter()
+                .filter_map(|n| roles.iter().find(|r| &r.name == n))
+                .map(|r| r.warps / r.warps_per_instance)
+                .sum()
+        };
+        let mut pipelines = Vec::new();
+        for p in &k.pipelines {
+            let guarded: Vec<&FieldPlan> =
+                p.guards.iter().filter_map(|g| fields.iter().find(|f| &f.name == g)).collect();
+            let stages = match &p.stages {
+                Some(e) => eval(e, "a pipeline's stage count")?,
+                None => guarded.first().map_or(1, |f| f.stages),
+            };
+            let full_count = match &p.full_arrivals {
+                Some(e) => eval(e, "a pipeline's full arrivals")?,
+                None => instances_of(&p.producers),
+            };
+            let empty_count = match &p.empty_arrivals {
+                Some(e) => eval(e, "a pipeline's empty arrivals")?,
+                None => instances_of(&p.consumers),
+            };
+            let tx_bytes = guarded.iter().map(|f| f.tile_bytes()).sum();
+            pipelines.push(PipePlan { name: p.name.clone(), stages, full_count, empty_count, tx_bytes, tma: p.tma });
+        }
+        if !k.barriers.is_empty() {
+            return unsupported(0, format!("plain `#[barrier]`s (`{}`) are not rendered yet", k.barriers[0].name));
+        }
+        let mut named = Vec::new();
+        for (i, n) in k.named.iter().enumerate() {
+            let id = match &n.id {
+                Some(e) => eval(e, "a named barrier's id")?,
+                None => i as u32 + 1,
+            };
+            let threads = match &n.threads {
+                Some(e) => eval(e, "a named barrier's thread count")?,
+                None => n.roles.iter().filter_map(|r| roles.iter().find(|p| &p.name == r)).map(|r| r.warps * 32).sum(),
+            };
+            named.push(NamedPlan { name: n.name.clone(), id, threads });
+        }
+        let mut params = Vec::new();
+        for p in &k.params {
+            let name = p.name.clone();
+            params.push(match p.ty.name() {
+                Some("Global") => {
+                    let elem = first_type_generic(&p.ty).and_then(Elem::parse);
+                    let Some(elem) = elem else {
+                        return unsupported(
+                            0,
+                            format!("parameter `{name}`: a Global of an element type other than bf16, f16, f32"),
+                        );
+                    };
+                    ParamPlan::Global { name, elem }
+                }
+                Some("bool") => ParamPlan::Bool(name),
+                Some("usize" | "u32" | "i32" | "u64" | "i64") => ParamPlan::Int(name),
+                Some("f32" | "f64") => ParamPlan::Float(name),
+                other => return unsupported(0, format!("parameter `{name}` of type {other:?}")),
+            });
+        }
+        Ok(Plan { consts, const_order, roles, threads, set_regs, fields, smem_bytes, pipelines, named, params })
+    }
+
+    /// The shared field called `name`.
+    pub fn field(&self, name: &str) -> Option<(usize, &FieldPlan)> {
+        self.fields.iter().enumerate().find(|(_, f)| f.name == name)
+    }
+
+    /// A const generic or constant expression's value.
+    pub fn generic(&self, g: &Generic) -> Option<i128> {
+        g.const_value(&|n| self.consts.get(n).copied())
+    }
+
+    /// A constant expression's value.
+    pub fn value(&self, e: &Expr) -> Option<i128> {
+        e.const_value(&|n| self.consts.get(n).copied())
+    }
+}
+
+/// The generic arguments of the last segment of a path type.
+fn generics(ty: &Ty) -> &[Generic] {
+    match ty {
+        Ty::Path(p) => p.segments.last().map_or(&[], |s| s.generics.as_slice()),
+        Ty::Ref { elem, .. } => generics(elem),
+        _ => &[],
+    }
+}
+
+/// The name of the first type argument (`bf16` in `Global<bf16>`).
+fn first_type_generic(ty: &Ty) -> Option<&str> {
+    generics(ty).iter().find_map(|g| match g {
+        Generic::Type(t) => t.name(),
+        _ => None,
+    })
+}
+
+/// The plan of a shared field of type `Tile<T, R, C>` or `Ring<Tile<T, R, C>, S>`.
+fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Result<FieldPlan, Unsupported> {
+    let lookup = |n: &str| consts.get(n).copied();
+    let num = |g: &Generic| g.const_value(&lookup).and_then(|v| u32::try_from(v).ok());
+    let bad = || {
+        unsupported(
+            0,
+            format!(
+                "shared field `{name}`: only `Tile<T, R, C>` and `Ring<Tile<T, R, C>, S>` with constant sizes are rendered"
+            ),
+        )
+    };
+    let (tile, stages) = match ty.name() {
+        Some("Ring") => {
+            let g = generics(ty);
+            let (Some(Generic::Type(tile)), Some(s)) = (g.first(), g.get(1)) else { return bad() };
+            let Some(s) = num(s) else { return bad() };
+            (tile, s)
+        }
+        Some("Tile") => (ty, 1),
+        _ => return bad(),
+    };
+    if tile.name() != Some("Tile") {
+        return bad();
+    }
+    let g = generics(tile);
+    let (Some(elem), Some(rows), Some(cols)) =
+        (first_type_generic(tile).and_then(Elem::parse), g.get(1).and_then(num), g.get(2).and_then(num))
+    else {
+        return bad();
+    };
+    let row = cols * elem.bytes();
+    let layout = match row {
+        64 | 128 => TileLayout { row_bytes: row, panel_cols: cols, panels: 1 },
+        r if r % 128 == 0 => TileLayout { row_bytes: 128, panel_cols: 128 / elem.bytes(), panels: r / 128 },
+        r => {
+            return unsupported(
+                0,
+                format!(
+                    "shared field `{name}`: rows of {r} bytes; TMA and wgmma tiles need rows of 64 or 128 bytes, or a multiple of 128"
+                ),
+            );
+        }
+    };
+    let bytes = rows * cols * elem.bytes();
+    Ok(FieldPlan {
+        name: name.to_string(),
+        elem,
+        rows,
+        cols,
+        stages,
+        offset: at.div_ceil(1024) * 1024,
+        stage_bytes: bytes.div_ceil(1024) * 1024,
+        layout,
+    })
+}

@@ -1,0 +1,87 @@
+//! The CUDA code generator on the GEMM kernels: `ws_gemm` and every buildable trade-off
+//! variant render, compile for sm_90a with NVRTC (no GPU needed) without spills, stack
+//! frames or registers over the roles' budget; kernels that cannot run on a GPU are refused
+//! with an error naming kernel, target and reason; the source of `ws_gemm` is snapshotted.
+//!
+//! Needs `libnvrtc.so.13` on the loader path (`.ci/run` installs PyPI `nvidia-cuda-nvrtc`);
+//! without it the compile test prints a notice and passes, except under `CI=true`.
+
+use warpspec::gpu::codegen::{self, Generated};
+use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
+use warpspec::ir::Kernel as Ir;
+use warpspec_examples::gemm::ws_gemm;
+use warpspec_examples::gemm_tradeoff as t;
+
+fn nvrtc_available(test: &str) -> bool {
+    match probe::nvrtc() {
+        Ok(()) => true,
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => panic!("CI=true but {e}"),
+        Err(e) => {
+            eprintln!("note: {test} skipped: {e}");
+            false
+        }
+    }
+}
+
+macro_rules! kernels {
+    ($($path:path),* $(,)?) => {
+        vec![$(<$path>::ir()),*]
+    };
+}
+
+/// Kernels that run on Hopper: `ws_gemm` and the trade-off stamps whose f32 accumulator fits.
+fn buildable() -> Vec<&'static Ir> {
+    kernels![
+        ws_gemm::Kernel,
+        t::ws_128x256_p2::Kernel,
+        t::ws_128x256_p4::Kernel,
+        t::ws_256x128_p2::Kernel,
+        t::ws_256x128_p4::Kernel,
+        t::ws_128x128_p2::Kernel,
+        t::ws_128x128_p4::Kernel,
+        t::flat_128x256_p2::Kernel,
+        t::flat_128x256_p4::Kernel,
+        t::flat_256x128_p2::Kernel,
+        t::flat_256x128_p4::Kernel,
+        t::flat_128x128_p2::Kernel,
+        t::flat_128x128_p4::Kernel,
+    ]
+}
+
+fn generate(k: &Ir) -> Generated {
+    codegen::generate(k).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_gemm_kernel_compiles_within_its_budget() {
+    let kernels = buildable();
+    let generated: Vec<Generated> = kernels.iter().map(|k| generate(k)).collect();
+    if !nvrtc_available("every_gemm_kernel_compiles_within_its_budget") {
+        return;
+    }
+    for g in &generated {
+        let program = Program::new(format!("{}.cu", g.entry), g.translation_unit(), Arch::Sm90a);
+        let compiled = match compile(&program) {
+            Ok(c) => c,
+            Err(GpuError::Compile { log, .. }) => panic!("{}:\n{log}", g.entry),
+            Err(e) => panic!("{}: {e}", g.entry),
+        };
+        let res = compiled.resources(&g.entry).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("{}: {res:?}, {} threads, {} bytes dynamic shared memory", g.entry, g.threads, g.smem_bytes);
+        res.check(&ResourceBudget::strict(g.register_budget())).unwrap_or_else(|e| panic!("{e}"));
+        let ignored: Vec<&str> = compiled.warnings().into_iter().filter(|w| w.contains("C7508")).collect();
+        assert!(ignored.is_empty(), "{}: ptxas ignored setmaxnreg: {ignored:?}", g.entry);
+    }
+}
+
+#[test]
+fn a_256_row_f32_accumulator_per_warpgroup_is_refused() {
+    let e = codegen::generate(t::ws_256x256_p4::Kernel::ir()).expect_err("256 registers per thread do not fit");
+    let msg = e.to_string();
+    assert!(msg.contains("ws_256x256_p4") && msg.contains("sm_90a") && msg.contains("registers"), "{msg}");
+}
+
+#[test]
+fn ws_gemm_source() {
+    insta::assert_snapshot!(generate(ws_gemm::Kernel::ir()).source);
+}
