@@ -10,9 +10,9 @@
 //! original, the result is only meaningful for `x <= 127`.
 
 /// Coefficients of `2^f ≈ c0 + c1 f + c2 f² + c3 f³` on `[0, 1)` (FlashAttention-4,
-/// `POLY_EX2[3]`).
-pub const POLY_EXP2_DEG3: [f32; 4] =
-    [1.0, 0.695_146_143_436_431_884_765_625, 0.227_564_394_474_029_541_015_625, 0.077_119_089_663_028_717_041_015_625];
+/// `POLY_EX2[3]`: 0.695146143436431884765625, 0.227564394474029541015625 and
+/// 0.077119089663028717041015625, exact `f32` values written here in their shortest form).
+pub const POLY_EXP2_DEG3: [f32; 4] = [1.0, 0.695_146_14, 0.227_564_4, 0.077_119_09];
 
 /// `2^x` by range reduction and the degree-3 polynomial, rounded as the FMA pipe rounds
 /// (each Horner step one fused multiply-add in `f32`).
