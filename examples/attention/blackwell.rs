@@ -13,8 +13,19 @@
 //!   then normalises it by `1/l` into shared memory for the epilogue;
 //! - `epilogue` (1 warp): TMA store of each normalised `O_s`.
 //!
-//! Control flow never depends on data: `O_s` is rescaled every step (FlashAttention-4 skips
-//! the rescale when no row max grew, a data-dependent branch this model does not take).
+//! FlashAttention-4's softmax techniques are [`Variant`]s of the same kernel:
+//! - software `exp2`: the first `poly_cols` columns of each 128-column block of `S` take
+//!   `exp2` by range reduction and a degree-3 polynomial on the FMA and ALU pipes
+//!   ([`warpspec::dsl::exp2_poly`]), the rest on MUFU;
+//! - conditional rescaling: softmax keeps a row's running maximum unless it grew by more than
+//!   `threshold` (so the published factor is exactly 1), and correction rescales `O_s` only
+//!   when a vote finds a factor below 1 — a data-dependent branch. Both arms arrive on the
+//!   same barriers; the emulator decides it on the data, the timing model (no data) by the
+//!   variant's declared assumption [`Variant::assumed_rescale_rate`].
+//!
+//! [`fa4_bf16_d64`] and its siblings are the baseline (every exponential on MUFU, `O_s`
+//! rescaled every step); [`fa4v_bf16_d64`] and its siblings take the variant as a launch
+//! argument.
 
 use warpspec::Grid;
 use warpspec::emu::{EmuError, EmuReport};
@@ -23,13 +34,78 @@ use warpspec::sim::{self, Machine, SimError, SimOptions};
 
 use super::{Problem, Tensors, emulate};
 
-/// Stamps out the kernel for one element type and head dimension.
+/// Which of FlashAttention-4's softmax techniques a launch uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Variant {
+    /// Columns of each 128-column block of `S` whose `exp2` runs in software on the FMA and
+    /// ALU pipes (0 to 128); the others run on MUFU.
+    pub poly_cols: usize,
+    /// Conditional rescaling: a row's running maximum is kept unless it grew by more than
+    /// this many (`log2`) units, and `O_s` is rescaled only when some row's was not. `None`:
+    /// rescale every step.
+    pub rescale_threshold: Option<f32>,
+    /// What the timing model, which runs without data, assumes of the data-dependent
+    /// rescale: the fraction of (K/V block, Q tile) steps that rescale, spread evenly over
+    /// the steps. Ignored by runs with data and without conditional rescaling.
+    pub assumed_rescale_rate: f32,
+}
+
+impl Variant {
+    /// Every exponential on MUFU, `O_s` rescaled every step.
+    pub const BASELINE: Variant = Variant { poly_cols: 0, rescale_threshold: None, assumed_rescale_rate: 1.0 };
+    /// FlashAttention-4's rescale threshold: `log2(256) = 8` (a factor of 256 of headroom).
+    pub const FA4_THRESHOLD: f32 = 8.0;
+
+    /// This variant with `poly_cols` columns of software `exp2`.
+    pub const fn with_poly_cols(self, poly_cols: usize) -> Variant {
+        Variant { poly_cols, ..self }
+    }
+
+    /// This variant with conditional rescaling at `threshold`, the timing model assuming
+    /// `assumed_rate` of the steps rescale.
+    pub const fn with_conditional_rescale(self, threshold: f32, assumed_rate: f32) -> Variant {
+        Variant { rescale_threshold: Some(threshold), assumed_rescale_rate: assumed_rate, ..self }
+    }
+
+    /// A short name: "baseline", "exp2 poly 32/128", "cond. rescale", "exp2 poly 32/128 + cond. rescale".
+    pub fn name(&self) -> String {
+        let mut parts = Vec::new();
+        if self.poly_cols > 0 {
+            parts.push(format!("poly exp2 {}/128", self.poly_cols));
+        }
+        if self.rescale_threshold.is_some() {
+            parts.push("cond. rescale".to_string());
+        }
+        if parts.is_empty() { "baseline".to_string() } else { parts.join(" + ") }
+    }
+}
+
+/// Stamps out the kernel for one element type and head dimension: the baseline (no variant
+/// field, [`Variant::BASELINE`]) or the kernel taking a [`Variant`] as a launch argument.
 macro_rules! fa4_kernel {
     ($name:ident, $elem:ty, $d:literal) => {
+        fa4_kernel!(@body $name, $elem, $d, [], args, { let _ = args; Variant::BASELINE }, variant, {});
+    };
+    ($name:ident, $elem:ty, $d:literal, variant) => {
+        fa4_kernel!(
+            @body $name, $elem, $d,
+            [
+                /// Which softmax techniques to use.
+                pub variant: Variant,
+            ],
+            args,
+            { args.variant },
+            variant,
+            { variant: *variant, }
+        );
+    };
+    (@body $name:ident, $elem:ty, $d:literal, [$($field:tt)*], $a:ident, $variant_of:block, $v:ident, { $($init:tt)* }) => {
         /// Five-role attention kernel (see the module documentation).
         #[warpspec::kernel]
         pub mod $name {
             use warpspec::prelude::*;
+            use warpspec::dsl::Assume;
+            use crate::attention::blackwell::Variant;
 
             /// Rows of one Q tile; a CTA has two.
             pub const BM: usize = 128;
@@ -55,12 +131,22 @@ macro_rules! fa4_kernel {
                 pub causal: bool,
                 /// `log2(e) / sqrt(D)`.
                 pub scale_log2: f32,
+                $($field)*
             }
 
-            /// The launch arguments of `problem` over tensors `t`.
-            pub fn args(problem: &crate::attention::Problem, t: crate::attention::Tensors<$elem>) -> Args {
-                Args { q: t.q, k: t.k, v: t.v, o: t.o, causal: problem.causal, scale_log2: problem.scale_log2() }
+            /// The launch arguments of `problem` over tensors `t` (`variant` is used by the
+            /// kernels that take one).
+            pub fn args(
+                problem: &crate::attention::Problem,
+                t: crate::attention::Tensors<$elem>,
+                $v: &Variant,
+            ) -> Args {
+                let _ = $v;
+                Args { q: t.q, k: t.k, v: t.v, o: t.o, causal: problem.causal, scale_log2: problem.scale_log2(), $($init)* }
             }
+
+            /// The softmax techniques of this launch.
+            fn variant($a: &Args) -> Variant $variant_of
 
             /// Shared and tensor memory of one CTA.
             #[shared]
@@ -208,6 +294,7 @@ macro_rules! fa4_kernel {
                 stats: &[Tile<f32, BM, 1>; 2],
             ) {
                 let args = cx.args();
+                let variant = variant(args);
                 let tile = cx.instance();
                 let q_row0 = cta_row0(cx) + tile * BM;
                 let seq = args.k.shape()[2];
@@ -227,12 +314,16 @@ macro_rules! fa4_kernel {
                     let block_max = cx.row_max(&p);
                     let block_max = cx.rows_scale(&block_max, args.scale_log2);
                     let m_new = cx.rows_max(&m, &block_max);
+                    let m_new = match variant.rescale_threshold {
+                        Some(threshold) => cx.rows_keep_unless_grew(&m, &m_new, threshold),
+                        None => m_new,
+                    };
                     let shift = cx.rows_sub(&m, &m_new);
                     let correction = cx.rows_exp2(&shift, 1.0);
                     cx.store_rows(&correction, &stats[tile]);
                     stats_full.arrive(tile);
                     cx.scale_sub_rows(&mut p, args.scale_log2, &m_new);
-                    cx.exp2(&mut p);
+                    cx.exp2_split(&mut p, variant.poly_cols);
                     let sum = cx.row_sum(&p);
                     cx.cast::<$elem>(&mut p);
                     cx.tmem_store(&p, &s[tile]);
@@ -258,6 +349,7 @@ macro_rules! fa4_kernel {
                 o: &[TmemTile<BM, D>; 2],
                 stats: &[Tile<f32, BM, 1>; 2],
             ) {
+                let variant = variant(cx.args());
                 let blocks = kv_blocks(cx.args(), cta_row0(cx));
                 for tile in 0..2 {
                     po_ready.arrive(tile);
@@ -270,9 +362,14 @@ macro_rules! fa4_kernel {
                     for tile in 0..2 {
                         stats_full.wait(tile, j as u32 & 1).await;
                         let factor = cx.load_rows(&stats[tile]);
-                        let mut acc = cx.tmem_load(&o[tile]);
-                        cx.mul_rows(&mut acc, &factor);
-                        cx.tmem_store(&acc, &o[tile]);
+                        // Conditional rescaling: skip when every factor is 1 (both arms
+                        // arrive below).
+                        let step = Assume::rate(variant.assumed_rescale_rate, (j - 1) * 2 + tile);
+                        if variant.rescale_threshold.is_none() || cx.rows_any_below(&factor, 1.0, step) {
+                            let mut acc = cx.tmem_load(&o[tile]);
+                            cx.mul_rows(&mut acc, &factor);
+                            cx.tmem_store(&acc, &o[tile]);
+                        }
                         po_ready.arrive(tile);
                         stats_empty.arrive(tile);
                     }
@@ -310,34 +407,79 @@ fa4_kernel!(fa4_bf16_d64, bf16, 64);
 fa4_kernel!(fa4_bf16_d128, bf16, 128);
 fa4_kernel!(fa4_f16_d64, f16, 64);
 fa4_kernel!(fa4_f16_d128, f16, 128);
+fa4_kernel!(fa4v_bf16_d64, bf16, 64, variant);
+fa4_kernel!(fa4v_bf16_d128, bf16, 128, variant);
+fa4_kernel!(fa4v_f16_d64, f16, 64, variant);
+fa4_kernel!(fa4v_f16_d128, f16, 128, variant);
 
 /// The launch grid: one CTA per 256 query rows (x), head (y) and batch entry (z).
 pub fn grid(problem: &Problem) -> Grid {
     Grid::saturating(problem.seq.div_ceil(256), problem.heads, problem.batch)
 }
 
-/// Runs the kernel matching `problem` on the emulator; returns `O` (`[batch, heads, seq, d]`,
-/// row-major) and the report.
+/// Runs the baseline kernel matching `problem` on the emulator; returns `O`
+/// (`[batch, heads, seq, d]`, row-major) and the report.
 pub fn run(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(Vec<f32>, EmuReport), EmuError> {
     problem.check()?;
+    let variant = &Variant::BASELINE;
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
             let t = Tensors::<$elem>::new(problem, q, k, v)?;
             let out = t.o.clone();
-            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t), &out)
+            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t, variant), &out)
         }};
     }
     by_format!(problem, launch, [fa4_bf16_d64, fa4_bf16_d128, fa4_f16_d64, fa4_f16_d128])
 }
 
-/// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic).
-pub fn simulate(problem: &Problem, machine: &Machine, opts: &SimOptions) -> Result<SimReport, SimError> {
+/// Runs the kernel taking `variant` on the emulator: the data decide every conditional
+/// rescale.
+pub fn run_variant(
+    problem: &Problem,
+    variant: &Variant,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+) -> Result<(Vec<f32>, EmuReport), EmuError> {
     problem.check()?;
     macro_rules! launch {
         ($kernel:ident, $elem:ty) => {{
-            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem));
+            let t = Tensors::<$elem>::new(problem, q, k, v)?;
+            let out = t.o.clone();
+            emulate::<$kernel::Kernel, _>(grid(problem), &$kernel::args(problem, t, variant), &out)
+        }};
+    }
+    by_format!(problem, launch, [fa4v_bf16_d64, fa4v_bf16_d128, fa4v_f16_d64, fa4v_f16_d128])
+}
+
+/// Times the baseline kernel matching `problem` on `machine` (shape only: no data, no
+/// arithmetic).
+pub fn simulate(problem: &Problem, machine: &Machine, opts: &SimOptions) -> Result<SimReport, SimError> {
+    problem.check()?;
+    let variant = &Variant::BASELINE;
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty) => {{
+            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem), variant);
             sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
         }};
     }
     by_format!(problem, launch, [fa4_bf16_d64, fa4_bf16_d128, fa4_f16_d64, fa4_f16_d128])
+}
+
+/// Times the kernel taking `variant` on `machine`. Without data, a conditional rescale
+/// happens for the fraction [`Variant::assumed_rescale_rate`] of the steps.
+pub fn simulate_variant(
+    problem: &Problem,
+    variant: &Variant,
+    machine: &Machine,
+    opts: &SimOptions,
+) -> Result<SimReport, SimError> {
+    problem.check()?;
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty) => {{
+            let args = $kernel::args(problem, Tensors::<$elem>::shape_only(problem), variant);
+            sim::simulate::<$kernel::Kernel>(machine, grid(problem), &args, opts)
+        }};
+    }
+    by_format!(problem, launch, [fa4v_bf16_d64, fa4v_bf16_d128, fa4v_f16_d64, fa4v_f16_d128])
 }

@@ -17,6 +17,7 @@ macro_rules! by_format {
 
 pub mod blackwell;
 pub mod cli;
+pub mod fa4_variants;
 pub mod hopper;
 pub mod reference;
 

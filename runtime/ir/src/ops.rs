@@ -151,6 +151,8 @@ pub enum OperandKind {
     Flag,
     /// A closure deciding per element.
     Predicate,
+    /// How a run without data decides a data-dependent condition (`Assume`).
+    Assumption,
 }
 
 /// What an operation returns.
@@ -313,6 +315,9 @@ catalogue! {
     Exp2 = Ctx.exp2(frag: Fragment) -> Nothing, FragmentMath, Now;
     /// `cx.cast::<T>(regs)`: rounds to `T`.
     Cast = Ctx.cast(regs: Registers) -> Nothing, FragmentMath, Now;
+    /// `cx.exp2_split(frag, poly_cols)`: `exp2`, the first `poly_cols` columns in software
+    /// on the FMA and ALU pipes, the rest on MUFU.
+    Exp2Split = Ctx.exp2_split(frag: Fragment, poly_cols: Count) -> Nothing, FragmentMath, Now;
     /// `cx.scale_sub_rows(frag, factor, rows)`.
     ScaleSubRows = Ctx.scale_sub_rows(frag: Fragment, factor: Scalar, rows: RowVec) -> Nothing, FragmentMath, Now;
     /// `cx.mul_rows(frag, rows)`.
@@ -333,6 +338,12 @@ catalogue! {
     RowsScale = Ctx.rows_scale(a: RowVec, factor: Scalar) -> RowVec, FragmentMath, Now;
     /// `cx.rows_exp2(a, factor)`.
     RowsExp2 = Ctx.rows_exp2(a: RowVec, factor: Scalar) -> RowVec, FragmentMath, Now;
+    /// `cx.rows_keep_unless_grew(old, new, threshold)`: the running maximum of conditional
+    /// rescaling.
+    RowsKeepUnlessGrew = Ctx.rows_keep_unless_grew(old: RowVec, new: RowVec, threshold: Scalar) -> RowVec, FragmentMath, Now;
+    /// `cx.rows_any_below(a, bound, assume)`: a vote on the values, decided by `assume` in a
+    /// run without data; its result may steer control flow.
+    RowsAnyBelow = Ctx.rows_any_below(a: RowVec, bound: Scalar, assume: Assumption) -> Bool, FragmentMath, Now;
     /// `cx.rows_recip(a)`.
     RowsRecip = Ctx.rows_recip(a: RowVec) -> RowVec, FragmentMath, Now;
     // ---- pipeline endpoints ----

@@ -83,3 +83,28 @@ impl<const R: usize> Registers for RowVec<R> {
         self.data.as_deref_mut()
     }
 }
+
+/// How a run without data (a shape-only timing run) decides a data-dependent condition such
+/// as [`crate::dsl::Ctx::rows_any_below`]: it holds for a fraction `rate` of the `step`s,
+/// spread evenly (step `i` holds when `floor((i + 1) · rate) > floor(i · rate)`). Runs with
+/// data ignore it and decide on the values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Assume {
+    /// Fraction of the steps for which the condition holds, in `[0, 1]`.
+    pub rate: f32,
+    /// The step being decided: callers that must agree pass the same step.
+    pub step: usize,
+}
+
+impl Assume {
+    /// The condition holds for a fraction `rate` of the steps; this is step `step`.
+    pub const fn rate(rate: f32, step: usize) -> Assume {
+        Assume { rate, step }
+    }
+
+    /// Whether the condition holds at this step.
+    pub fn holds(&self) -> bool {
+        let rate = f64::from(self.rate.clamp(0.0, 1.0));
+        ((self.step + 1) as f64 * rate).floor() > (self.step as f64 * rate).floor()
+    }
+}

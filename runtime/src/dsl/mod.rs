@@ -8,6 +8,7 @@ mod fragment;
 mod global;
 mod kernel;
 mod ops;
+mod softexp;
 mod sync;
 mod tile;
 
@@ -15,12 +16,13 @@ mod tile;
 mod catalogue;
 
 pub use argument::{ArgValue, Argument, GlobalArg};
-pub use ctx::{Ctx, MmaGroup, StoreGroup};
+pub use ctx::{Ctx, EXP2_CHUNK_COLS, MmaGroup, StoreGroup};
 pub use element::{DType, Element, round_slice};
-pub use fragment::{Fragment, Registers, RowVec};
+pub use fragment::{Assume, Fragment, Registers, RowVec};
 pub use global::Global;
 pub use kernel::{BarrierSpec, Cta, Kernel, KernelSpec, NamedBarrierSpec, PipelineSpec, RoleFuture, RoleSpec};
 pub use ops::{AccessKind, Backend, BarrierSlot, Event, Fault, GlobalTile, MathKind, Op, TileAccess, Wait, Who};
+pub use softexp::{POLY_EXP2_DEG3, exp2_poly, max_relative_error as exp2_poly_max_relative_error};
 pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,

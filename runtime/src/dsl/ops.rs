@@ -60,6 +60,12 @@ pub enum MathKind {
     Cast,
     /// Predicated select per element (compare and select on the ALU pipe).
     Select,
+    /// Software `exp2` per element (FlashAttention-4's range reduction and degree-3
+    /// polynomial, [`crate::dsl::exp2_poly`]): FMA- and ALU-pipe instructions, no MUFU.
+    Exp2Poly,
+    /// A vote over row values: one compare per element, then one `VOTE.ANY` per warp (ALU
+    /// pipe).
+    Vote,
 }
 
 /// An operation a role instance issues. Non-blocking: waits are [`Wait`]s.

@@ -34,6 +34,17 @@ pub const BYTES_PER_THREAD_ACCESS: u32 = 16;
 /// registers of 4 bytes).
 pub const BYTES_PER_THREAD_TMEM_ACCESS: u32 = 128;
 
+/// Packed `f32x2` FMA-pipe instructions of one software `exp2` of two elements
+/// ([`MathKind::Exp2Poly`]): round down, subtract back, fractional part, three Horner FMAs.
+pub const PACKED_OPS_PER_EXP2_PAIR: u32 = 6;
+
+/// FMA-pipe warp-instructions one packed `f32x2` instruction is counted as. Assumed 2: a
+/// packed instruction does the work of two FFMAs and the FMA pipe's lane throughput is not
+/// raised by packing (no public Blackwell figure gives packed FP32 a higher rate than
+/// 128 lanes/clk/SM); the model has no one-issue, two-cycle pipe entry, so this also counts
+/// one issue slot too many per packed instruction.
+pub const FMA_SLOTS_PER_PACKED_OP: u32 = 2;
+
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unsupported {
@@ -243,6 +254,10 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   - `Max`: `e` FMNMX on the ALU pipe;
 ///   - `Select`: `e` FSEL on the ALU pipe (the predicate is shared by a column block);
 ///   - `Cast`: `ceil(e / 2)` F2FP on the ALU pipe (packs two elements per instruction);
+///   - `Exp2Poly` (software `exp2`): with `p = ceil(e / 2)` pairs, `2p` FMNMX, then
+///     `6 p x` [`FMA_SLOTS_PER_PACKED_OP`] FMA-pipe instructions (packed `f32x2`), then
+///     `4p` SHL/LEA on the ALU pipe: no MUFU;
+///   - `Vote`: `e` FSETP and one VOTE.ANY on the ALU pipe;
 ///   - `RowReduce`: with `r = ceil(rows * 4 / T)` rows per thread, `e - r` in-thread ops
 ///     (FMA pipe: the op does not say max or sum; both are counted as full-rate FMA-pipe
 ///     instructions), then `log2(4) = 2` rounds of `r` SHFL (LSU pipe, shared-memory
@@ -288,6 +303,19 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 MathKind::Exp2 | MathKind::Recip => exec(ExecPipe::Mufu, e, Dep::Stream, out),
                 MathKind::Max | MathKind::Select => exec(ExecPipe::Alu, e, Dep::Stream, out),
                 MathKind::Cast => exec(ExecPipe::Alu, e.div_ceil(2), Dep::Stream, out),
+                MathKind::Exp2Poly => {
+                    // FlashAttention-4's `ex2_emulation_2`, per pair of elements: 2 FMNMX
+                    // (clamp), then packed f32x2 `add.rm`, `sub`, `sub` and 3 Horner FMAs, then
+                    // 2 SHL and 2 `add.s32` (LEA) into the exponent field.
+                    let pairs = e.div_ceil(2);
+                    exec(ExecPipe::Alu, 2 * pairs, Dep::Stream, out);
+                    exec(ExecPipe::Fma, PACKED_OPS_PER_EXP2_PAIR * FMA_SLOTS_PER_PACKED_OP * pairs, Dep::Stream, out);
+                    exec(ExecPipe::Alu, 4 * pairs, Dep::Stream, out);
+                }
+                MathKind::Vote => {
+                    exec(ExecPipe::Alu, e, Dep::Stream, out);
+                    exec(ExecPipe::Alu, 1, Dep::Stream, out);
+                }
                 MathKind::RowReduce => {
                     let r = per_thread(rows, 1, threads);
                     exec(ExecPipe::Fma, e.saturating_sub(r), Dep::Stream, out);
@@ -374,6 +402,23 @@ mod tests {
         let reduce = lowered(Op::Math { kind: MathKind::RowReduce, rows: 64, cols: 128 }, 128);
         let issues: u32 = reduce.iter().map(Instr::issues).sum();
         assert_eq!(issues, 62 + 2 * (2 + 2));
+    }
+
+    #[test]
+    fn software_exp2_runs_on_the_fma_and_alu_pipes() {
+        // 128 x 32 elements over a warpgroup: 32 per thread, 16 pairs.
+        let soft = lowered(Op::Math { kind: MathKind::Exp2Poly, rows: 128, cols: 32 }, 128);
+        let on = |pipe| {
+            soft.iter()
+                .filter_map(|i| match i {
+                    Instr::Exec { pipe: p, count, .. } if *p == pipe => Some(*count),
+                    _ => None,
+                })
+                .sum::<u32>()
+        };
+        assert_eq!((on(ExecPipe::Fma), on(ExecPipe::Alu), on(ExecPipe::Mufu)), (6 * 2 * 16, 6 * 16, 0));
+        let vote = lowered(Op::Math { kind: MathKind::Vote, rows: 128, cols: 1 }, 128);
+        assert_eq!(vote.iter().map(Instr::issues).sum::<u32>(), 4 + 1);
     }
 
     #[test]

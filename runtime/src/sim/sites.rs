@@ -87,6 +87,8 @@ impl SiteKind {
                 MathKind::Fill => "fill",
                 MathKind::Fma => "fma",
                 MathKind::Exp2 => "exp2",
+                MathKind::Exp2Poly => "exp2 (polynomial)",
+                MathKind::Vote => "vote",
                 MathKind::Recip => "recip",
                 MathKind::Max => "max",
                 MathKind::RowReduce => "row_reduce",
