@@ -8,7 +8,7 @@ use warpspec_ir::{Op, Receiver};
 
 /// Types with inherent methods that are not kernel operations: host-side construction and
 /// inspection, specs the macro generates, and internals.
-const HOST_TYPES: [&str; 13] = [
+const HOST_TYPES: [&str; 14] = [
     "Cta",         // `__ctx`, called by generated code
     "DType",       // element format facts
     "Fragment",    // host reads of results
@@ -22,6 +22,7 @@ const HOST_TYPES: [&str; 13] = [
     "TokenOwner",  // token bookkeeping
     "TileCell",    // tile storage
     "StorageView", // operand storage
+    "SmemField",   // generated field table
 ];
 
 /// The DSL sources, by file name.

@@ -10,6 +10,8 @@ mod ops;
 mod sync;
 mod tile;
 
+pub(crate) use tile::next_cell_ordinal;
+
 #[cfg(test)]
 mod catalogue;
 
@@ -23,4 +25,6 @@ pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,
 };
-pub use tile::{MmaOperandB, Ring, SmemBuffer, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed};
+pub use tile::{
+    MmaOperandB, Ring, SmemBuffer, SmemField, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed,
+};
