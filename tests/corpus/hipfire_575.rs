@@ -51,12 +51,7 @@ pub mod fixed {
     pub struct Read;
 
     #[role(warpgroups = 2, regs = 128)]
-    pub async fn wave(
-        cx: &Ctx<'_, ()>,
-        reduced: Named<'_, Reduced>,
-        read: Named<'_, Read>,
-        sdata: &Tile<f32, 64, 1>,
-    ) {
+    pub async fn wave(cx: &Ctx<'_, ()>, reduced: Named<'_, Reduced>, read: Named<'_, Read>, sdata: &Tile<f32, 64, 1>) {
         let rows = cx.instance() * 32;
         let partial = cx.row_vec::<32>(1.0);
         cx.store_rows(&partial, sdata.rows::<32>(rows));

@@ -30,12 +30,7 @@ pub mod buggy {
     pub struct Copied;
 
     #[role(warpgroups = 2, regs = 232)]
-    pub async fn compute(
-        cx: &Ctx<'_, Args>,
-        copied: Named<'_, Copied>,
-        a: &Tile<bf16, 64, 16>,
-        b: &Tile<bf16, 16, 8>,
-    ) {
+    pub async fn compute(cx: &Ctx<'_, Args>, copied: Named<'_, Copied>, a: &Tile<bf16, 64, 16>, b: &Tile<bf16, 16, 8>) {
         let half = cx.instance() * 32;
         let mut acc = cx.fragment::<64, 8>(0.0);
         for k in 0..cx.args().k_tiles {

@@ -104,8 +104,7 @@ fn hipfire_575_shared_buffer_reused_before_every_wave_read_it() {
     let source = include_str!("../corpus/hipfire_575.rs");
     assert_eq!(read.at.map(|a| a.line()), Some(line_of(source, "@hipfire-575-read")), "{v}");
     assert_eq!(write.at.map(|a| a.line()), Some(line_of(source, "@hipfire-575-reuse")), "{v}");
-    run::<hipfire_575::fixed::Kernel>(&())
-        .unwrap_or_else(|e| panic!("{e}"));
+    run::<hipfire_575::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// The fixed twins of the bugs caught at compile time run clean.
