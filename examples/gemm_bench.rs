@@ -5,13 +5,15 @@
 //! cargo run --release --example gemm_bench -- [--sizes 512,1024] [--runs 7]
 //! ```
 //! Prints, for each size (512³ and 1024³ by default), the median GFLOP/s over 7 runs of each
-//! and their ratio.
+//! and their ratio, and the median GFLOP/s of the emulation with race detection turned off
+//! (runs interleaved with the default ones) with the cost of race detection in percent.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use rayon::prelude::*;
+use warpspec::emu::{self, EmuOptions};
 use warpspec_examples::cli::{self, Given, Validate};
 use warpspec_examples::gemm;
 use warpspec_examples::reference::{random_values, round_bf16};
@@ -79,7 +81,10 @@ fn main() -> ExitCode {
 
 fn run(options: Options) -> Result<bool, String> {
     println!("threads: {}", rayon::current_num_threads());
-    println!("{:>6} {:>16} {:>16} {:>8}", "size", "emulated GFLOP/s", "direct GFLOP/s", "ratio");
+    println!(
+        "{:>6} {:>16} {:>16} {:>8} {:>20} {:>15}",
+        "size", "emulated GFLOP/s", "direct GFLOP/s", "ratio", "no race det. GFLOP/s", "race det. cost"
+    );
     for size in options.sizes {
         let size = size as usize;
         let (m, n, k) = (size, size, size);
@@ -88,16 +93,22 @@ fn run(options: Options) -> Result<bool, String> {
         let flops = 2.0 * (m * n * k) as f64;
         let mut emulated = Vec::new();
         let mut plain = Vec::new();
+        let mut unchecked = Vec::new();
         let mut c = vec![0.0; m * n];
+        let args = gemm::args(m, n, k, &a, &b).map_err(|e| e.to_string())?;
+        let off = EmuOptions::default().with_race_detection(false);
         for _ in 0..options.runs {
             let (_, report) = gemm::gemm(m, n, k, &a, &b).map_err(|e| e.to_string())?;
             emulated.push(report.gflops());
+            let report =
+                emu::run_with::<gemm::ws_gemm::Kernel>(gemm::grid(m, n), &args, &off).map_err(|e| e.to_string())?;
+            unchecked.push(report.gflops());
             let start = Instant::now();
             direct(n, k, &a, &b, &mut c);
             plain.push(flops / start.elapsed().as_secs_f64() / 1e9);
         }
-        let (e, d) = (median(emulated), median(plain));
-        println!("{:>5}³ {e:>16.2} {d:>16.2} {:>7.2}x", size, e / d);
+        let (e, d, u) = (median(emulated), median(plain), median(unchecked));
+        println!("{:>5}³ {e:>16.2} {d:>16.2} {:>7.2}x {u:>20.2} {:>14.1}%", size, e / d, (u / e - 1.0) * 100.0);
     }
     Ok(true)
 }

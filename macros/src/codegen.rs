@@ -82,6 +82,7 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
         quote! {
             impl #private::SmemBuffer for #ident {
                 const BYTES: usize = 0 #(+ <#tys as #private::SmemBuffer>::BYTES)*;
+                const FIELDS: &'static [#private::SmemField] = &[#(#private::SmemField::of::<#tys>(stringify!(#names))),*];
                 fn allocate(data: bool) -> Self {
                     Self { #(#names: <#tys as #private::SmemBuffer>::allocate(data),)* }
                 }

@@ -437,7 +437,7 @@ fn a_read_while_the_tma_write_is_in_flight_is_a_race() {
     assert_by(&v, "consumer", (1, 1));
     assert_at(&v, "@read-in-flight");
     let text = v.to_string();
-    assert!(text.contains("data race on shared tile #0 (filled by TMA on `Loaded[0]`)"), "{text}");
+    assert!(text.contains("data race on shared tile `buf` (filled by TMA on `Loaded[0]`)"), "{text}");
     assert!(text.contains("landing with phase 0 of `Loaded[0]`"), "{text}");
     assert!(text.contains("wait for that phase"), "{text}");
     // With the right parity the read waits for the load.

@@ -8,7 +8,7 @@ use warpspec_ir::{Op, Receiver};
 
 /// Types with inherent methods that are not kernel operations: host-side construction and
 /// inspection, specs the macro generates, and internals.
-const HOST_TYPES: [&str; 14] = [
+const HOST_TYPES: [&str; 15] = [
     "Assume",      // how shape-only runs decide a vote: a value passed to one
     "Cta",         // `__ctx`, called by generated code
     "DType",       // element format facts
@@ -23,6 +23,7 @@ const HOST_TYPES: [&str; 14] = [
     "TokenOwner",  // token bookkeeping
     "TileCell",    // tile storage
     "StorageView", // operand storage
+    "SmemField",   // generated field table
 ];
 
 /// The DSL sources, by file name.

@@ -318,6 +318,10 @@ impl<'a, P> Ctx<'a, P> {
     ) {
         let (b, b_transposed) = b.operand();
         self.at();
+        self.access(&a, M, K, AccessKind::UmmaRead);
+        let (b_rows, b_cols) = if b_transposed { (N, K) } else { (K, N) };
+        self.access(&b, b_rows, b_cols, AccessKind::UmmaRead);
+        self.access(&acc.storage(), M, N, AccessKind::UmmaWrite);
         if let (Some(mut acc), Some(a), Some(b)) = (acc.values_mut(), a.borrow(), b.borrow()) {
             if !accumulate {
                 acc.fill(0.0);
@@ -332,7 +336,10 @@ impl<'a, P> Ctx<'a, P> {
     }
 
     /// Loads a tensor-memory accumulator into registers (`tcgen05.ld`).
+    #[track_caller]
     pub fn tmem_load<const R: usize, const C: usize>(&self, src: &TmemTile<R, C>) -> Fragment<R, C> {
+        self.at();
+        self.access(&src.storage(), R, C, AccessKind::TmemRead);
         let mut frag = Fragment::filled(false, 0.0);
         if let Some(values) = src.values_mut() {
             frag.data = Some(values.clone());
@@ -342,7 +349,10 @@ impl<'a, P> Ctx<'a, P> {
     }
 
     /// Stores registers into a tensor-memory accumulator (`tcgen05.st`).
+    #[track_caller]
     pub fn tmem_store<const R: usize, const C: usize>(&self, src: &Fragment<R, C>, dst: &TmemTile<R, C>) {
+        self.at();
+        self.access(&dst.storage(), R, C, AccessKind::TmemWrite);
         if let (Some(values), Some(mut dst)) = (src.data.as_ref(), dst.values_mut()) {
             dst.copy_from_slice(values);
         }

@@ -12,6 +12,8 @@ mod softexp;
 mod sync;
 mod tile;
 
+pub(crate) use tile::next_cell_ordinal;
+
 #[cfg(test)]
 mod catalogue;
 
@@ -27,4 +29,6 @@ pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,
 };
-pub use tile::{MmaOperandB, Ring, SmemBuffer, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed};
+pub use tile::{
+    MmaOperandB, Ring, SmemBuffer, SmemField, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed,
+};

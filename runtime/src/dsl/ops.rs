@@ -234,7 +234,7 @@ pub trait Backend {
 pub enum Event {
     /// The kernel source line of the ops and waits the instance issues next.
     At(&'static Location<'static>),
-    /// A shared-memory tile access (sent only when the run carries data).
+    /// A shared-memory or tensor-memory tile access (sent only when the run carries data).
     Access(TileAccess),
     /// A pipeline token was dropped without being handed over: a producer's slot never
     /// committed, or a consumer's full slot never released.
@@ -246,7 +246,7 @@ pub enum Event {
     },
 }
 
-/// One op's access to a rectangle of a shared-memory tile.
+/// One op's access to a rectangle of a shared-memory or tensor-memory tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TileAccess {
     /// Identity of the tile's storage: distinct for distinct tiles of a CTA.
@@ -263,7 +263,7 @@ pub struct TileAccess {
     pub kind: AccessKind,
 }
 
-/// How an op touches a shared-memory tile.
+/// How an op touches a shared-memory or tensor-memory tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessKind {
     /// A TMA load writes it; the data has landed once the phase of `on` that the load's bytes
@@ -280,12 +280,25 @@ pub enum AccessKind {
     SharedRead,
     /// `st.shared` writes it.
     SharedWrite,
+    /// A `tcgen05.mma` reads it (an operand in shared or tensor memory) until the
+    /// `tcgen05.commit` that follows the MMA arrives.
+    UmmaRead,
+    /// A `tcgen05.mma` writes it (its tensor-memory accumulator) until the `tcgen05.commit`
+    /// that follows the MMA arrives.
+    UmmaWrite,
+    /// `tcgen05.ld` reads it (tensor memory into registers).
+    TmemRead,
+    /// `tcgen05.st` writes it (registers into tensor memory).
+    TmemWrite,
 }
 
 impl AccessKind {
     /// Whether the access writes the tile.
     pub fn writes(self) -> bool {
-        matches!(self, AccessKind::TmaWrite { .. } | AccessKind::SharedWrite)
+        matches!(
+            self,
+            AccessKind::TmaWrite { .. } | AccessKind::SharedWrite | AccessKind::UmmaWrite | AccessKind::TmemWrite
+        )
     }
 
     /// What the access is, in words: "TMA load (write)", "ld.shared (read)".
@@ -296,6 +309,10 @@ impl AccessKind {
             AccessKind::MmaRead => "wgmma (read)",
             AccessKind::SharedRead => "ld.shared (read)",
             AccessKind::SharedWrite => "st.shared (write)",
+            AccessKind::UmmaRead => "tcgen05.mma (operand read)",
+            AccessKind::UmmaWrite => "tcgen05.mma (accumulator write)",
+            AccessKind::TmemRead => "tcgen05.ld (read)",
+            AccessKind::TmemWrite => "tcgen05.st (write)",
         }
     }
 }

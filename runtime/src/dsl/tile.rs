@@ -15,7 +15,24 @@ use super::element::{DType, Element};
 /// a CTA may run on distinct threads (the emulator's parallel-warps mode). Each op borrows a
 /// tile only for the op's own copy or multiply; on one thread the locks never contend, and
 /// an uncontended lock costs one atomic operation, nothing next to the op's arithmetic.
-pub(crate) struct TileCell(RwLock<Box<[f32]>>);
+pub(crate) struct TileCell {
+    values: RwLock<Box<[f32]>>,
+    /// Its number among the storages created on its thread (see [`TileCell::key`]).
+    ordinal: usize,
+}
+
+thread_local! {
+    /// Tile storages created on this thread so far: the ordinal of the next one.
+    static CELLS_MADE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The ordinal the next tile storage created on this thread gets. A buffer allocated right
+/// after this call numbers its storages from it, consecutively in declaration order
+/// ([`SmemBuffer::CELLS`] of them), which is how the race detector finds a tile's
+/// `#[shared]` field.
+pub(crate) fn next_cell_ordinal() -> usize {
+    CELLS_MADE.with(std::cell::Cell::get)
+}
 
 /// How long a borrow waits for a tile held by another op before it gives up. Ops hold tiles
 /// for microseconds; a tile held this long is held by the waiting op itself (an op that
@@ -24,7 +41,8 @@ const BORROW_PATIENCE: Duration = Duration::from_secs(2);
 
 impl TileCell {
     fn zeros(len: usize) -> Self {
-        Self(RwLock::new(vec![0.0; len].into_boxed_slice()))
+        let ordinal = CELLS_MADE.with(|made| made.replace(made.get() + 1));
+        Self { values: RwLock::new(vec![0.0; len].into_boxed_slice()), ordinal }
     }
 
     /// Shared access to the values.
@@ -34,7 +52,7 @@ impl TileCell {
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, Box<[f32]>> {
         let mut since = None;
         loop {
-            match self.0.try_read() {
+            match self.values.try_read() {
                 Ok(guard) => return guard,
                 Err(TryLockError::Poisoned(p)) => return p.into_inner(),
                 Err(TryLockError::WouldBlock) => Self::patience(&mut since),
@@ -49,7 +67,7 @@ impl TileCell {
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Box<[f32]>> {
         let mut since = None;
         loop {
-            match self.0.try_write() {
+            match self.values.try_write() {
                 Ok(guard) => return guard,
                 Err(TryLockError::Poisoned(p)) => return p.into_inner(),
                 Err(TryLockError::WouldBlock) => Self::patience(&mut since),
@@ -68,12 +86,14 @@ impl TileCell {
     }
 
     fn get_mut(&mut self) -> &mut [f32] {
-        self.0.get_mut().unwrap_or_else(PoisonError::into_inner)
+        self.values.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Identity of the tile, for access tracking.
+    /// Identity of the tile, for access tracking: its ordinal among the storages created on
+    /// its thread. The storages of one CTA's buffers are created together on one thread, so
+    /// the ordinals of a CTA's tiles are distinct, and consecutive per buffer.
     pub(crate) fn key(&self) -> usize {
-        std::ptr::from_ref(self) as usize
+        self.ordinal
     }
 }
 
@@ -99,14 +119,57 @@ pub trait SmemBuffer: Sized + Sync {
     const STAGES: usize = 1;
     /// Bytes of one stage.
     const STAGE_BYTES: usize = Self::BYTES;
+    /// Tile storages it holds (a tile or tensor-memory tile is one; a ring or array of them
+    /// holds one per element), created in declaration order by [`SmemBuffer::allocate`].
+    const CELLS: usize = 0;
+    /// For a `#[shared]` struct: its fields in declaration order, with what the race
+    /// detector needs to name a tile (`#[kernel]` generates it; empty elsewhere).
+    const FIELDS: &'static [SmemField] = &[];
     /// Allocates it, with data (`true`) or as shape only (`false`).
     fn allocate(data: bool) -> Self;
     /// Zeroes its data, so that storage can be reused for the next CTA.
     fn reset(&mut self);
 }
 
+/// A field of a `#[shared]` struct as the race detector sees it: its name, and the tile
+/// storages it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemField {
+    /// The field's name.
+    pub name: &'static str,
+    /// Tile storages it holds ([`SmemBuffer::CELLS`]).
+    pub cells: usize,
+    /// Its stages ([`SmemBuffer::STAGES`]): a ring's storages are numbered stage by stage.
+    pub stages: usize,
+    /// Whether it lives in tensor memory.
+    pub tmem: bool,
+}
+
+impl SmemField {
+    /// The field `name` of type `B`.
+    pub const fn of<B: SmemBuffer>(name: &'static str) -> Self {
+        Self { name, cells: B::CELLS, stages: B::STAGES, tmem: B::TMEM_COLUMNS > 0 }
+    }
+
+    /// The tile at `offset` (below [`SmemField::cells`]) among the field's storages, in
+    /// words: "`a`", "`a` (stage 2)", "`q[1]`", "`kv[1]` (stage 3)".
+    pub fn describe(&self, offset: usize) -> String {
+        let per_stage = (self.cells / self.stages.max(1)).max(1);
+        let (stage, element) = (offset / per_stage, offset % per_stage);
+        let mut name = match per_stage {
+            1 => format!("`{}`", self.name),
+            _ => format!("`{}[{element}]`", self.name),
+        };
+        if self.stages > 1 {
+            name += &format!(" (stage {stage})");
+        }
+        name
+    }
+}
+
 impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
     const BYTES: usize = R * C * T::BYTES;
+    const CELLS: usize = 1;
     fn allocate(data: bool) -> Self {
         Self { data: data.then(|| TileCell::zeros(R * C)), _element: PhantomData }
     }
@@ -121,6 +184,7 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
     const BYTES: usize = N * B::BYTES;
     const STAGES: usize = N;
     const STAGE_BYTES: usize = B::BYTES;
+    const CELLS: usize = N * B::CELLS;
     fn allocate(data: bool) -> Self {
         Self { stages: (0..N).map(|_| B::allocate(data)).collect() }
     }
@@ -146,6 +210,7 @@ impl<B, const N: usize> Ring<B, N> {
 impl<B: SmemBuffer, const N: usize> SmemBuffer for [B; N] {
     const BYTES: usize = N * B::BYTES;
     const TMEM_COLUMNS: usize = N * B::TMEM_COLUMNS;
+    const CELLS: usize = N * B::CELLS;
     fn allocate(data: bool) -> Self {
         std::array::from_fn(|_| B::allocate(data))
     }
@@ -164,6 +229,7 @@ pub struct TmemTile<const R: usize, const C: usize> {
 impl<const R: usize, const C: usize> SmemBuffer for TmemTile<R, C> {
     const BYTES: usize = 0;
     const TMEM_COLUMNS: usize = C;
+    const CELLS: usize = 1;
     fn allocate(data: bool) -> Self {
         Self { data: data.then(|| TileCell::zeros(R * C)) }
     }

@@ -9,6 +9,7 @@ use super::EmuOptions;
 use super::error::EmuError;
 use super::schedule::Picker;
 use super::state::CtaState;
+use super::tiles::TileNames;
 use crate::dsl::{Backend, Cta, Event, Fault, Kernel, KernelSpec, Op, RoleFuture, SmemBuffer, Wait, Who};
 use crate::launch::Grid;
 
@@ -69,13 +70,15 @@ pub(super) fn poll_role(future: &mut RoleFuture<'_>, cx: &mut Context<'_>) -> Re
     })
 }
 
-/// Runs CTA number `linear` of the grid in `smem` (zeroed first).
+/// Runs CTA number `linear` of the grid in `smem` (zeroed first; its first tile storage has
+/// ordinal `base`).
 pub(super) fn run_cta<K: Kernel>(
     spec: &'static KernelSpec,
     grid: &Grid,
     linear: usize,
     params: &K::Params,
     smem: &mut K::Smem,
+    base: usize,
     options: &EmuOptions,
 ) -> Result<CtaRun, EmuError> {
     let block = grid.block(linear);
@@ -83,7 +86,13 @@ pub(super) fn run_cta<K: Kernel>(
     let smem = &*smem;
     let instances: Vec<Who> = spec.instances().collect();
     let picker = Picker::new(options.policy, linear, instances.len());
-    let state = CtaState::new(spec, block, options.race_detection, picker.is_some());
+    let state = CtaState::new(
+        spec,
+        block,
+        options.race_detection,
+        picker.is_some(),
+        TileNames { fields: K::Smem::FIELDS, base },
+    );
     let backend = EmuBackend { state: RefCell::new(state) };
     let cta = Cta::<K> { params, smem, backend: &backend, block, grid: grid.dims };
     let mut futures: Vec<Option<RoleFuture<'_>>> = instances.iter().map(|&who| Some(K::spawn(&cta, who))).collect();

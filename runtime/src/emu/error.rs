@@ -126,8 +126,46 @@ pub enum ViolationKind {
         /// The arrival that completed the latest phase.
         last_completed_by: Option<Arrival>,
     },
-    /// Two accesses to a shared-memory tile, at least one a write, that nothing orders.
+    /// Two accesses to a shared-memory or tensor-memory tile, at least one a write, that
+    /// nothing orders.
     Race(Box<Race>),
+    /// An arrival (TMA bytes, an MMA commit) on an mbarrier not ordered after the completion
+    /// of the barrier's previous phase: under another schedule it joins that phase.
+    UnorderedArrival {
+        /// The barrier.
+        barrier: BarrierRef,
+        /// The phase the arrival joined in this run.
+        phase: u64,
+        /// Whose part in the previous phase the arrival is not ordered after.
+        previous: String,
+    },
+    /// An arrival on a named barrier not ordered after the barrier's previous use: under
+    /// another schedule it joins that use.
+    UnorderedNamedArrival {
+        /// The named barrier.
+        name: &'static str,
+        /// Its hardware id.
+        id: u32,
+        /// The use (counting from 0) the arrival joined in this run.
+        generation: u64,
+        /// Whose arrival in the previous use it is not ordered after.
+        previous: String,
+    },
+    /// A phase of an mbarrier completed without being ordered after a wait that passed on
+    /// the phase before: under another schedule both complete before that wait, which then
+    /// finds its parity lapped.
+    LapHazard {
+        /// The barrier.
+        barrier: BarrierRef,
+        /// The phase that completed.
+        phase: u64,
+        /// The instance whose wait the completion is not ordered after, and where it waited.
+        waiter: Arrival,
+        /// The phase that instance waited for.
+        waited: i64,
+        /// The arrival that completed the phase.
+        completed_by: Arrival,
+    },
     /// An mbarrier outside the barrier array was used: no `mbarrier.init` covers it.
     UninitialisedBarrier {
         /// The barrier array.
@@ -204,9 +242,14 @@ pub enum ViolationKind {
 /// A data race: two unordered accesses to overlapping parts of one shared-memory tile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Race {
-    /// The tile: its number in order of first access in the CTA, and the barrier whose TMA
-    /// loads fill it, if any ("shared tile #2 (filled by TMA on `Operands.full[1]`)").
+    /// The tile: its `#[shared]` field and stage, and the barrier whose TMA loads fill it, if
+    /// any ("shared tile `a` (stage 1) (filled by TMA on `Operands.full[1]`)"); a tile
+    /// outside the kernel's `#[shared]` struct by its number in order of first access
+    /// ("shared tile #2").
     pub tile: String,
+    /// Whether a pipeline guards the tile (its TMA loads complete on a pipeline's barrier):
+    /// the advice speaks of slots only then.
+    pub pipeline: bool,
     /// The earlier access.
     pub earlier: RaceAccess,
     /// The later access, which found the race.
@@ -359,6 +402,30 @@ impl fmt::Display for ViolationKind {
                 )
             }
             ViolationKind::Race(race) => race.fmt(f),
+            ViolationKind::UnorderedArrival { barrier, phase, previous } => write!(
+                f,
+                "arrival on {barrier} for phase {phase} is not ordered after the completion of phase {}: nothing \
+                 orders it after {previous}, so under another schedule it joins the earlier phase (an \
+                 over-arrival, or a phase completed early); make the arriver wait, directly or through a \
+                 barrier, for the earlier phase to complete before arriving again",
+                phase.wrapping_sub(1)
+            ),
+            ViolationKind::UnorderedNamedArrival { name, id, generation, previous } => write!(
+                f,
+                "arrival on named barrier `{name}` (id {id}) for use {generation} is not ordered after use {}: \
+                 nothing orders it after the arrival of {previous}, so under another schedule it joins the \
+                 earlier use (which then completes without its threads); sync on the barrier, or wait for \
+                 a barrier the others arrive on after their sync, before arriving again",
+                generation.wrapping_sub(1)
+            ),
+            ViolationKind::LapHazard { barrier, phase, waiter, waited, completed_by } => write!(
+                f,
+                "lapped phase possible: phase {phase} of {barrier} completed (last arrival by {completed_by}) \
+                 without being ordered after the wait of {waiter} for phase {waited}; under another schedule \
+                 both phases complete before that wait, whose parity then names a later phase; make the \
+                 arrivers of phase {phase} wait for every waiter of phase {waited} (a barrier each waiter \
+                 arrives on after its wait)"
+            ),
             ViolationKind::UninitialisedBarrier { name, stage, stages } => write!(
                 f,
                 "barrier used before initialisation: stage {stage} of `{name}`, which has {stages} stage(s) \
@@ -413,32 +480,56 @@ impl fmt::Display for Race {
         writeln!(f, "  {}", self.later)?;
         writeln!(f, "  is not ordered after")?;
         write!(f, "  {}\n  ", self.earlier)?;
-        match (self.earlier.kind, self.later.kind.writes()) {
-            (AccessKind::TmaWrite { .. }, _) => write!(
-                f,
+        f.write_str(self.advice())
+    }
+}
+
+impl Race {
+    /// What to change, by the two accesses and whether a pipeline guards the tile.
+    fn advice(&self) -> &'static str {
+        let writes = self.later.kind.writes();
+        match (self.earlier.kind, self.later.kind, self.pipeline) {
+            (AccessKind::TmaWrite { .. }, _, true) => {
                 "the TMA write is in flight until its phase completes: wait for that phase (the pipeline's \
-                 `wait`, or the barrier's wait with that phase's parity) before touching the tile"
-            ),
-            (AccessKind::MmaRead, true) => write!(
-                f,
+                 `wait`) before touching the slot"
+            }
+            (AccessKind::TmaWrite { .. }, _, false) => {
+                "the TMA write is in flight until its phase completes: wait for that phase (the barrier's \
+                 wait with that phase's parity) before touching the tile"
+            }
+            (AccessKind::MmaRead, _, true) if writes => {
                 "the MMA reads the tile until an `mma_wait` covers it: wait for the MMA before releasing the \
                  slot, and write only after acquiring it"
-            ),
-            (AccessKind::TmaRead, true) => write!(
-                f,
+            }
+            (AccessKind::MmaRead, _, false) if writes => {
+                "the MMA reads the tile until an `mma_wait` covers it: wait for the MMA, then hand the tile \
+                 over through a barrier, before it is written again"
+            }
+            (AccessKind::TmaRead, _, _) if writes => {
                 "the TMA store reads the tile until a `store_wait` covers it: wait for the store before the tile \
                  is written again"
-            ),
-            (_, true) => write!(
-                f,
-                "the tile was written while the other access may still be in progress: hand it over through a \
-                 barrier (release, then acquire) between the two"
-            ),
-            (_, false) => write!(
-                f,
+            }
+            (AccessKind::UmmaRead | AccessKind::UmmaWrite, _, _) => {
+                "a tcgen05 MMA reads or writes the tile until the `tcgen05.commit` after it arrives: wait on \
+                 the barrier that commit arrives on (`arrive_on_mma_completion`, \
+                 `release_on_mma_completion`) before touching the tile"
+            }
+            (AccessKind::TmemRead, AccessKind::UmmaWrite, _) => {
+                "the tensor-memory tile was handed back to the MMA before it was read: load it \
+                 (`tmem_load`) before the arrive that hands it back"
+            }
+            (_, _, true) if writes => {
+                "the slot was written while the other access may still be in progress: hand it over through \
+                 the pipeline (release, then acquire) between the two"
+            }
+            (_, _, false) if writes => {
+                "the tile was written while the other access may still be in progress: order the two through \
+                 a barrier (arrive after the first, wait before the second)"
+            }
+            _ => {
                 "the read may see the tile before the write: order the write before it through a barrier \
                  (arrive after writing, wait before reading)"
-            ),
+            }
         }
     }
 }

@@ -14,7 +14,10 @@
 //!   mbarrier (waiters wait for every phase in order, as pipelines do); a wait that finds the
 //!   barrier two or more phases past that number is reported instead of passing or blocking
 //!   on the wrong phase;
-//! - **races** on shared-memory tiles ([`Races`], when enabled);
+//! - **races** on shared-memory and tensor-memory tiles, and **barrier order** (an arrival
+//!   not ordered after the previous phase or use; a phase completing unordered with a wait
+//!   on the phase before, which another schedule turns into a lapped phase) ([`Races`], on
+//!   unless turned off);
 //! - **uninitialised barriers**: a stage outside its barrier array;
 //! - **teardown**: an instance finishing with MMAs or TMA stores in flight, a token dropped
 //!   without hand-over, and at CTA end any phase partly arrived or with bytes pending, and
@@ -29,7 +32,8 @@ use std::time::Duration;
 use super::error::{
     Arrival, BarrierRef, BlockedInstance, Deadlock, EmuError, Instance, Race, RaceAccess, Violation, ViolationKind,
 };
-use super::race::{Access, Found, Races, Record};
+use super::race::{Access, Agent, Found, Lap, Races, Record};
+use super::tiles::TileNames;
 use crate::deadlock::Waiting;
 use crate::dsl::{AccessKind, BarrierSlot, Event, Fault, KernelSpec, Op, TileAccess, Wait, Who};
 use crate::error::{RoleFault, RolePanic};
@@ -67,6 +71,8 @@ struct Inst {
     mma_done: u64,
     stores_issued: u64,
     stores_done: u64,
+    /// `tcgen05.commit`s issued.
+    umma_commits: u64,
     finished: bool,
 }
 
@@ -88,6 +94,7 @@ pub(super) struct CtaState {
     last_phase: Vec<i64>,
     named: Vec<NamedBarrier>,
     races: Option<Races>,
+    tiles: TileNames,
     error: Option<EmuError>,
     /// Set once the run is decided: later events (tokens dropped with their futures) are
     /// ignored.
@@ -99,9 +106,16 @@ pub(super) struct CtaState {
 
 impl CtaState {
     /// The state of CTA `block` of a kernel, before any instance runs: every mbarrier and
-    /// named barrier initialised. With `race_detection`, tile accesses are checked; with
-    /// `yield_waits`, every wait's first poll is a scheduling point.
-    pub fn new(spec: &'static KernelSpec, block: [u32; 3], race_detection: bool, yield_waits: bool) -> Self {
+    /// named barrier initialised. With `race_detection`, tile accesses and barrier order are
+    /// checked, and races name tiles by `tiles`; with `yield_waits`, every wait's first poll
+    /// is a scheduling point.
+    pub fn new(
+        spec: &'static KernelSpec,
+        block: [u32; 3],
+        race_detection: bool,
+        yield_waits: bool,
+        tiles: TileNames,
+    ) -> Self {
         let mut role_base = Vec::with_capacity(spec.roles.len());
         let mut total = 0;
         for role in spec.roles {
@@ -119,6 +133,7 @@ impl CtaState {
                 mma_done: 0,
                 stores_issued: 0,
                 stores_done: 0,
+                umma_commits: 0,
                 finished: false,
             })
             .collect();
@@ -157,6 +172,7 @@ impl CtaState {
             bars,
             named: spec.named_barriers.iter().map(|n| NamedBarrier::new(n.threads)).collect(),
             races,
+            tiles,
             error: None,
             stopped: false,
             progress: 0,
@@ -272,7 +288,17 @@ impl CtaState {
         match op {
             Op::Arrive { slot, tx_bytes } => self.arrive(flat, slot, tx_bytes),
             // MMAs complete when issued, so a commit arrives at once.
-            Op::MmaCommit { slot } => self.arrive(flat, slot, 0),
+            Op::MmaCommit { slot } => {
+                self.insts[flat].umma_commits += 1;
+                let commits = self.insts[flat].umma_commits;
+                let m = self.try_mbar(slot);
+                if let (Some(races), Some(m)) = (&mut self.races, m)
+                    && let Some(agent) = races.umma_commit(flat, m, commits)
+                {
+                    return self.unordered_arrival(flat, m, agent);
+                }
+                self.arrive(flat, slot, 0);
+            }
             Op::TmaLoad { slot, bytes, .. } => self.land(flat, slot, bytes),
             Op::NamedArrive { barrier } => {
                 self.named_arrive(flat, barrier);
@@ -301,8 +327,8 @@ impl CtaState {
             };
             return self.violate(Some(flat), kind);
         }
-        if let Some(races) = &mut self.races {
-            races.arrive(flat, m);
+        if let Some(agent) = self.races.as_mut().and_then(|races| races.arrive(flat, m)) {
+            return self.unordered_arrival(flat, m, agent);
         }
         let at = self.insts[flat].at;
         let bar = &mut self.bars[m];
@@ -318,8 +344,8 @@ impl CtaState {
     /// A TMA load of `flat` completes `bytes` on `slot`.
     fn land(&mut self, flat: usize, slot: BarrierSlot, bytes: u32) {
         let Some(m) = self.mbar(flat, slot) else { return };
-        if let Some(races) = &mut self.races {
-            races.load_lands(flat, m);
+        if let Some(agent) = self.races.as_mut().and_then(|races| races.load_lands(flat, m)) {
+            return self.unordered_arrival(flat, m, agent);
         }
         let bar = &mut self.bars[m];
         bar.landed_bytes += u64::from(bytes);
@@ -351,9 +377,44 @@ impl CtaState {
         bar.arrivals.clear();
         bar.expected_bytes = 0;
         bar.landed_bytes = 0;
-        if let Some(races) = &mut self.races {
-            races.phase_completed(m);
+        let phase = bar.hw.completed_phases() - 1;
+        if let Some(lap) = self.races.as_mut().and_then(|races| races.phase_completed(m, phase)) {
+            self.lap_hazard(flat, m, phase, lap);
         }
+    }
+
+    /// Describes agent `agent` of the race detector for a report.
+    fn agent(&self, agent: Agent) -> String {
+        match agent {
+            Agent::Instance(f) => self.instance(f).to_string(),
+            Agent::Tma(m) => format!("the TMA loads completing bytes on {}", self.barrier_ref(m)),
+            Agent::Mma(f) => format!("the warpgroup MMAs of {}", self.instance(f)),
+            Agent::Store(f) => format!("the TMA stores of {}", self.instance(f)),
+            Agent::Umma(f) => format!("the tcgen05 MMAs committed by {}", self.instance(f)),
+        }
+    }
+
+    /// Reports an arrival of `flat` on mbarrier `m` that is not ordered after `agent`'s part
+    /// in the barrier's previous phase.
+    fn unordered_arrival(&mut self, flat: usize, m: usize, agent: Agent) {
+        let kind = ViolationKind::UnorderedArrival {
+            barrier: self.barrier_ref(m),
+            phase: self.bars[m].hw.completed_phases(),
+            previous: self.agent(agent),
+        };
+        self.violate(Some(flat), kind);
+    }
+
+    /// Reports the completion of `phase` of `m` by `flat`, unordered with `lap`'s wait.
+    fn lap_hazard(&mut self, flat: usize, m: usize, phase: u64, lap: Lap) {
+        let kind = ViolationKind::LapHazard {
+            barrier: self.barrier_ref(m),
+            phase,
+            waiter: Arrival { by: self.instance(lap.waiter), at: lap.at },
+            waited: lap.phase,
+            completed_by: Arrival { by: self.instance(flat), at: self.insts[flat].at },
+        };
+        self.violate(Some(flat), kind);
     }
 
     /// Arrives with `flat`'s threads on named barrier `index`; returns the use the arrival
@@ -381,11 +442,21 @@ impl CtaState {
                 self.violate(Some(flat), kind);
             }
             NamedArrival::Joined { .. } | NamedArrival::Completed { .. } => {
-                if let Some(races) = &mut self.races {
-                    races.named_arrive(flat, b);
+                let unordered = self.races.as_mut().and_then(|races| {
+                    let unordered = races.named_arrive(flat, b);
                     if matches!(arrival, NamedArrival::Completed { .. }) {
                         races.named_completed(b);
                     }
+                    unordered
+                });
+                if let Some(agent) = unordered {
+                    let kind = ViolationKind::UnorderedNamedArrival {
+                        name: spec.name,
+                        id: spec.id,
+                        generation: arrival.generation(),
+                        previous: self.agent(agent),
+                    };
+                    self.violate(Some(flat), kind);
                 }
             }
         }
@@ -431,7 +502,7 @@ impl CtaState {
                 }
                 let ready = bar.hw.parity_passed(parity);
                 if ready && let Some(races) = &mut self.races {
-                    races.waited(flat, m);
+                    races.waited(flat, m, phase, self.insts[flat].at);
                 }
                 ready
             }
@@ -543,6 +614,7 @@ impl CtaState {
             lands_on,
             mma_issued: inst.mma_issued,
             stores_issued: inst.stores_issued,
+            umma_commits: inst.umma_commits,
         };
         let found = self.races.as_mut().and_then(|races| races.access(access));
         if let Some(found) = found {
@@ -552,7 +624,7 @@ impl CtaState {
     }
 
     fn race(&self, found: &Found) -> Race {
-        let mut tile = format!("shared tile #{}", found.tile);
+        let mut tile = self.tiles.describe(found.key).unwrap_or_else(|| format!("shared tile #{}", found.tile));
         if let Some(m) = found.filled_by {
             tile += &format!(" (filled by TMA on {})", self.barrier_ref(m));
         }
@@ -564,7 +636,9 @@ impl CtaState {
             at: r.at,
             lands_on: r.lands_on.map(|(m, phase)| (self.barrier_ref(m), phase)),
         };
-        Race { tile, earlier: access(&found.earlier), later: access(&found.later) }
+        let array = found.filled_by.map(|m| self.bars[m].array as u16);
+        let pipeline = array.is_some_and(|a| self.spec.pipelines.iter().any(|p| p.full == a || p.empty == a));
+        Race { tile, pipeline, earlier: access(&found.earlier), later: access(&found.later) }
     }
 
     /// `who` returned: checks that it left nothing in flight.

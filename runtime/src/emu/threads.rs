@@ -13,6 +13,7 @@ use super::cta::{CtaRun, poll_role};
 use super::error::EmuError;
 use super::monitor::{Monitor, Versioned, Wake};
 use super::state::CtaState;
+use super::tiles::TileNames;
 use crate::dsl::{Backend, Cta, Event, Fault, Kernel, KernelSpec, Op, SmemBuffer, Wait, Who};
 use crate::launch::Grid;
 
@@ -49,7 +50,8 @@ impl Backend for ThreadBackend<'_> {
     }
 }
 
-/// Runs CTA number `linear` of the grid in `smem` (zeroed first), one thread per role
+/// Runs CTA number `linear` of the grid in `smem` (zeroed first; its first tile storage has
+/// ordinal `base`), one thread per role
 /// instance.
 pub(super) fn run_cta<K: Kernel>(
     spec: &'static KernelSpec,
@@ -57,13 +59,17 @@ pub(super) fn run_cta<K: Kernel>(
     linear: usize,
     params: &K::Params,
     smem: &mut K::Smem,
+    base: usize,
     options: &EmuOptions,
 ) -> Result<CtaRun, EmuError> {
     let block = grid.block(linear);
     smem.reset();
     let smem = &*smem;
     let instances: Vec<Who> = spec.instances().collect();
-    let monitor = Monitor::new(CtaState::new(spec, block, options.race_detection, false), instances.len());
+    let monitor = Monitor::new(
+        CtaState::new(spec, block, options.race_detection, false, TileNames { fields: K::Smem::FIELDS, base }),
+        instances.len(),
+    );
     let shared = Shared::<K> { monitor: &monitor, params, smem, block, grid: grid.dims, watchdog: options.watchdog };
     let steps: u64 = std::thread::scope(|scope| {
         let mut threads = Vec::with_capacity(instances.len());

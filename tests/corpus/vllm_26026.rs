@@ -1,0 +1,77 @@
+//! vllm-project/vllm pull request #26026 (CUTLASS SM100 MLA hang under load): in the
+//! persistent kernel, a compute warp with no work for a tile (`k_tile_count == 0`) returned
+//! early through `NamedBarrier(...).arrive()` on the epilogue barrier and looped around to
+//! arrive again, while the load warps wait there with `arrive_and_wait()`; the compute warps'
+//! second arrival joins the use the load warps are still in, and the barrier uses fall out of
+//! step (a hang). The fix makes the early path `arrive_and_wait()`.
+//!
+//! Re-enacted: a load warp and a compute warpgroup meet on a named barrier per tile; the
+//! compute role's empty-work path only arrives. The compile-time checker takes the run-time
+//! tile count as non-zero (issue 14, class 1), so the default emulator run with an empty
+//! split catches it.
+
+/// The buggy twin: the empty-work path arrives without waiting.
+#[warpspec::kernel]
+pub mod buggy {
+    use warpspec::prelude::*;
+
+    #[params]
+    pub struct Args {
+        pub tiles: usize,
+        pub k_tiles: usize,
+    }
+
+    #[named_barrier(roles = [load, compute], threads = 160)]
+    pub struct Epilogue;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn load(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
+        for _ in 0..cx.args().tiles {
+            epilogue.sync().await;
+        }
+    }
+
+    #[role(warpgroups = 1, regs = 232)]
+    pub async fn compute(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
+        for _ in 0..cx.args().tiles {
+            if cx.args().k_tiles == 0 {
+                epilogue.arrive(); // @vllm-26026-arrive
+                continue;
+            }
+            epilogue.sync().await;
+        }
+    }
+}
+
+/// The fixed twin: the empty-work path waits too.
+#[warpspec::kernel]
+pub mod fixed {
+    use warpspec::prelude::*;
+
+    #[params]
+    pub struct Args {
+        pub tiles: usize,
+        pub k_tiles: usize,
+    }
+
+    #[named_barrier(roles = [load, compute], threads = 160)]
+    pub struct Epilogue;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn load(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
+        for _ in 0..cx.args().tiles {
+            epilogue.sync().await;
+        }
+    }
+
+    #[role(warpgroups = 1, regs = 232)]
+    pub async fn compute(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
+        for _ in 0..cx.args().tiles {
+            if cx.args().k_tiles == 0 {
+                epilogue.sync().await;
+                continue;
+            }
+            epilogue.sync().await;
+        }
+    }
+}

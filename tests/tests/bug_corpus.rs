@@ -1,0 +1,130 @@
+//! The bug corpus: barrier and synchronisation bugs from public kernel projects, each
+//! re-enacted in the DSL as a buggy kernel and its fixed twin (`tests/corpus/*.rs`, each with
+//! a header citing the repository, the issue or pull request and the mechanism;
+//! `docs/bug-corpus.md` tabulates them). Every fixed twin compiles (the checker accepts it)
+//! and runs clean on the emulator; every buggy twin is caught: at compile time
+//! (`tests/corpus/fail/*.rs`, run by trybuild) or by the default emulator run, whose report
+//! is asserted here.
+
+use warpspec::Grid;
+use warpspec::dsl::{AccessKind, Kernel};
+use warpspec::emu::{self, EmuReport, Race, RaceAccess, Violation, ViolationKind};
+use warpspec::prelude::*;
+
+#[path = "../corpus/tilelang_2613.rs"]
+mod tilelang_2613;
+
+#[path = "../corpus/cuda_oxide_1066.rs"]
+mod cuda_oxide_1066;
+
+#[path = "../corpus/vllm_26026.rs"]
+mod vllm_26026;
+
+#[path = "../corpus/hipfire_575.rs"]
+mod hipfire_575;
+
+#[path = "../corpus/fuser_3863.rs"]
+mod fuser_3863;
+
+#[path = "../corpus/flashinfer_2996.rs"]
+mod flashinfer_2996;
+
+#[path = "../corpus/flashinfer_4533.rs"]
+mod flashinfer_4533;
+
+/// Runs `K` on one CTA with the default options.
+fn run<K: Kernel>(params: &K::Params) -> Result<EmuReport, emu::EmuError> {
+    emu::run::<K>(Grid::new(1, 1, 1), params)
+}
+
+/// Runs `K` on one CTA with the default options; it must report a violation.
+fn violation<K: Kernel>(params: &K::Params) -> Violation {
+    let err = run::<K>(params).expect_err("the default emulator run catches the bug");
+    err.violation().unwrap_or_else(|| panic!("expected a violation: {err}")).clone()
+}
+
+/// The line of corpus file `source` that carries `marker`.
+fn line_of(source: &str, marker: &str) -> u32 {
+    let tag = format!("// {marker}");
+    let found = source.lines().position(|l| l.trim_end().ends_with(&tag));
+    found.map_or_else(|| panic!("no line marked {marker}"), |i| i as u32 + 1)
+}
+
+/// The write of a race and the other access, whichever came first in the run (a missing
+/// barrier shows as write-after-read or read-after-write depending on the interleaving).
+fn writer_and_other(race: &Race) -> (&RaceAccess, &RaceAccess) {
+    if race.later.kind.writes() { (&race.later, &race.earlier) } else { (&race.earlier, &race.later) }
+}
+
+#[test]
+fn tilelang_2613_missing_loop_back_barrier_races_the_other_warp_groups_wgmma() {
+    let v = violation::<tilelang_2613::buggy::Kernel>(&tilelang_2613::buggy::Args {
+        c: Global::zeros(&[64, 8]),
+        k_tiles: 3,
+    });
+    let ViolationKind::Race(race) = &v.kind else { panic!("expected a race: {v}") };
+    assert_eq!(race.tile, "shared tile `a`", "{v}");
+    let (write, read) = writer_and_other(race);
+    assert_eq!((write.kind, read.kind), (AccessKind::SharedWrite, AccessKind::MmaRead), "{v}");
+    assert_ne!(write.by.index, read.by.index, "the other warp group's MMA: {v}");
+    let source = include_str!("../corpus/tilelang_2613.rs");
+    assert_eq!(write.at.map(|a| a.line()), Some(line_of(source, "@tilelang-2613-copy")), "{v}");
+    run::<tilelang_2613::fixed::Kernel>(&tilelang_2613::fixed::Args { c: Global::zeros(&[64, 8]), k_tiles: 3 })
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn vllm_26026_empty_work_arrives_twice_on_the_epilogue_barrier() {
+    let v = violation::<vllm_26026::buggy::Kernel>(&vllm_26026::buggy::Args { tiles: 2, k_tiles: 0 });
+    let ViolationKind::UnorderedNamedArrival { name, generation, previous, .. } = &v.kind else {
+        panic!("expected an unordered named-barrier arrival: {v}")
+    };
+    assert_eq!((*name, *generation), ("Epilogue", 1), "{v}");
+    assert!(previous.contains("`load` #0"), "{v}");
+    assert_eq!(v.by.as_ref().map(|b| b.role), Some("compute"), "{v}");
+    let source = include_str!("../corpus/vllm_26026.rs");
+    assert_eq!(v.at.map(|a| a.line()), Some(line_of(source, "@vllm-26026-arrive")), "{v}");
+    // With work, the buggy path is not taken: only the empty split shows the bug.
+    run::<vllm_26026::buggy::Kernel>(&vllm_26026::buggy::Args { tiles: 2, k_tiles: 4 })
+        .unwrap_or_else(|e| panic!("{e}"));
+    for k_tiles in [0, 4] {
+        run::<vllm_26026::fixed::Kernel>(&vllm_26026::fixed::Args { tiles: 2, k_tiles })
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn hipfire_575_shared_buffer_reused_before_every_wave_read_it() {
+    let v = violation::<hipfire_575::buggy::Kernel>(&());
+    let ViolationKind::Race(race) = &v.kind else { panic!("expected a race: {v}") };
+    assert_eq!(race.tile, "shared tile `sdata`", "{v}");
+    let (write, read) = writer_and_other(race);
+    assert_eq!((write.kind, read.kind), (AccessKind::SharedWrite, AccessKind::SharedRead), "{v}");
+    assert_ne!(write.by.index, read.by.index, "{v}");
+    let source = include_str!("../corpus/hipfire_575.rs");
+    assert_eq!(read.at.map(|a| a.line()), Some(line_of(source, "@hipfire-575-read")), "{v}");
+    assert_eq!(write.at.map(|a| a.line()), Some(line_of(source, "@hipfire-575-reuse")), "{v}");
+    run::<hipfire_575::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The fixed twins of the bugs caught at compile time run clean.
+#[test]
+fn fixed_twins_of_compile_time_bugs_run_clean() {
+    let a = Global::from_f32(&[64, 64], &vec![0.5; 64 * 64]).unwrap_or_else(|| panic!("A"));
+    let b = Global::from_f32(&[64, 8], &vec![0.25; 64 * 8]).unwrap_or_else(|| panic!("B"));
+    let args = fuser_3863::fixed::Args { a, b, c: Global::zeros(&[64, 8]) };
+    run::<fuser_3863::fixed::Kernel>(&args).unwrap_or_else(|e| panic!("{e}"));
+    assert!(args.c.to_f32_vec().unwrap_or_default().iter().all(|&x| x == 64.0 * 0.5 * 0.25));
+    run::<flashinfer_2996::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
+    run::<flashinfer_4533::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
+    let mailbox = cuda_oxide_1066::fixed::Args { tiles: 3 };
+    run::<cuda_oxide_1066::fixed::Kernel>(&mailbox).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The buggy twins the checker rejects at compile time. The diagnostics' format is being
+/// reworked, so the `.stderr` files here are re-blessed with it.
+#[test]
+fn buggy_twins_caught_at_compile_time() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("corpus/fail/*.rs");
+}
