@@ -205,6 +205,8 @@ macro_rules! flat_kernel {
                 let loader = cx.instance() == 0;
                 let rows = cx.instance() * WG_ROWS;
                 let steps = args.a.shape()[1].div_ceil(BK);
+                // v2 peels the first K step: the kernel needs at least one.
+                assert!(steps > 0);
                 let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
                 if loader {
                     for k in 0..steps.min(PIPE) {

@@ -249,6 +249,8 @@ macro_rules! fa4_kernel {
                 o: &[TmemTile<BM, D>; 2],
             ) {
                 let blocks = kv_blocks(cx.args(), cta_row0(cx));
+                // The first block is peeled: a CTA attends to at least one key block.
+                assert!(blocks > 0);
                 let q0 = q.wait().await;
                 let key = kv.wait().await;
                 cx.umma(&s[0], q0.q(), key.kv().t(), false);

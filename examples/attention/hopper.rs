@@ -227,6 +227,8 @@ macro_rules! fa3_kernel {
                 let wg = cx.instance();
                 let q_row0 = qb * BM + wg * WG_ROWS;
                 let blocks = kv_blocks(args, qb);
+                // The first block is peeled: a query block attends to at least one key block.
+                assert!(blocks > 0);
                 if args.pingpong && wg == 1 {
                     wg0.arrive();
                 }

@@ -5,7 +5,8 @@
 use quote::ToTokens;
 use warpspec_hw::CtaLimits;
 
-use crate::errors::{Errors, list};
+use crate::diag::{Code, Diagnostic};
+use crate::errors::{Errors, Loc, list};
 use crate::lower::Lowered;
 use crate::model::{EndpointKind, Model, Target};
 
@@ -24,7 +25,15 @@ const MAX_THREADS_PER_CTA: i128 = LIMITS.threads_per_cta as i128;
 
 /// Runs every rule; the whole-kernel protocol checks only when `protocol` is set and the
 /// declarations are sound (a protocol run over unsound ones would only repeat their errors).
-pub fn check<'a>(model: &Model<'a>, lowered: Option<&Lowered<'a>>, errors: &Errors, protocol: bool) {
+/// Returns what the protocol runs found a lowering must do: the arrivals that must wait for
+/// a tensor-memory load.
+pub fn check<'a>(
+    model: &Model<'a>,
+    lowered: Option<&Lowered<'a>>,
+    errors: &Errors,
+    protocol: bool,
+) -> Vec<warpspec_ir::WaitLd> {
+    let mut wait_ld = Vec::new();
     endpoint_directions(model, errors);
     guards(model, errors);
     let sound = errors.len() == 0;
@@ -36,11 +45,12 @@ pub fn check<'a>(model: &Model<'a>, lowered: Option<&Lowered<'a>>, errors: &Erro
         && sound
         && let Some(lowered) = lowered
     {
-        crate::protocol::check(model, lowered, errors);
+        wait_ld = crate::protocol::check(model, lowered, errors).wait_ld;
     }
     if model.roles.is_empty() {
         errors.at(&model.kernel.module.ident, "a kernel needs at least one `#[role(..)] async fn`");
     }
+    wait_ld
 }
 
 /// A role may only take the ends of a pipeline or barrier it is declared for.
@@ -103,7 +113,8 @@ fn endpoint_directions(model: &Model<'_>, errors: &Errors) {
             };
             if names_resolved && !allowed.contains(&r) {
                 let names = list(declared.iter().map(|&i| &model.roles[i].name));
-                errors.at(
+                errors.coded(
+                    Code::Endpoint,
                     &e.ty,
                     format!(
                         "role `{}` takes the {what} `{name}`, but `{name}` is declared with `{side} = [{}]`; add `{}` there or take the other end",
@@ -125,7 +136,8 @@ fn shared_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(total) = sizes.iter().try_fold(0i128, |t, &s| t.checked_add(s)) else { return };
     if total > MAX_SMEM_PER_CTA {
         let parts: Vec<String> = model.fields.iter().zip(&sizes).map(|(f, s)| format!("`{}` {s} B", f.name)).collect();
-        errors.at(
+        errors.coded(
+            Code::Budget,
             &shared.ident,
             format!(
                 "shared memory per CTA is {total} bytes ({}), over the {MAX_SMEM_PER_CTA} bytes ({} KB) a CTA can have; use fewer stages or smaller tiles",
@@ -141,7 +153,8 @@ fn tensor_memory_budget(model: &Model<'_>, errors: &Errors) {
     let Some(shared) = &model.kernel.shared else { return };
     let columns = model.fields.iter().try_fold(0i128, |t, f| t.checked_add(f.size?.1));
     if let Some(columns) = columns.filter(|&c| c > TMEM_COLUMNS) {
-        errors.at(
+        errors.coded(
+            Code::Budget,
             &shared.ident,
             format!("the tensor-memory buffers take {columns} columns, more than the {TMEM_COLUMNS} an SM has; alias them (P over S) or use narrower tiles"),
         );
@@ -157,10 +170,12 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
             continue;
         };
         if !(24..=256).contains(&regs) || regs % 8 != 0 {
-            errors.at(
+            let nearest = (regs.clamp(24, 256) / 8) * 8;
+            errors.coded(
+                Code::Registers,
                 decl.regs.as_ref().map_or_else(|| decl.attr.to_token_stream(), ToTokens::to_token_stream),
                 format!(
-                    "role `{}` asks for {regs} registers per thread; `setmaxnreg` takes a multiple of 8 in 24..=256",
+                    "role `{}` asks for {regs} registers per thread, but `setmaxnreg` takes a multiple of 8 in 24..=256; declare `regs = {nearest}`",
                     role.name
                 ),
             );
@@ -182,10 +197,36 @@ fn register_budgets(model: &Model<'_>, errors: &Errors) {
                 )
             })
             .collect();
-        errors.at(
-            &model.kernel.module.ident,
+        // Point at the budget to change: the role that takes the most registers.
+        let (largest, share) = model
+            .roles
+            .iter()
+            .zip(&model.kernel.roles)
+            .map(|(r, d)| {
+                let warps = r.instances_value.unwrap_or(0).saturating_mul(i128::from(r.warps_per_instance));
+                (d, warps.saturating_mul(32).saturating_mul(r.regs_value.unwrap_or(0)), r)
+            })
+            .max_by_key(|(_, n, _)| *n)
+            .map(|(d, _, r)| (Some(d), Some(r)))
+            .unwrap_or((None, None));
+        let at = largest.map_or_else(
+            || model.kernel.module.ident.to_token_stream(),
+            |d| d.regs.as_ref().map_or_else(|| d.attr.to_token_stream(), ToTokens::to_token_stream),
+        );
+        let over = total - REGISTERS_PER_SM;
+        let fix = share.map_or_else(
+            || "lower the budgets".to_string(),
+            |r| {
+                let threads = r.instances_value.unwrap_or(1).max(1) * i128::from(r.warps_per_instance) * 32;
+                let lower = (r.regs_value.unwrap_or(0) - (over + threads - 1) / threads).div_euclid(8) * 8;
+                format!("lower the budgets: `{}` at most `regs = {lower}` with the others unchanged", r.name)
+            },
+        );
+        errors.coded(
+            Code::Registers,
+            at,
             format!(
-                "the roles need {total} registers per CTA ({}), more than the {REGISTERS_PER_SM} of an SM; lower the budgets",
+                "the roles need {total} registers per CTA ({}), more than the {REGISTERS_PER_SM} of an SM; {fix}",
                 parts.join(", ")
             ),
         );
@@ -199,9 +240,10 @@ fn thread_count(model: &Model<'_>, errors: &Errors) {
         .iter()
         .try_fold(0i128, |t, r| t.checked_add(r.instances_value?.checked_mul(i128::from(r.warps_per_instance))?));
     if let Some(threads) = warps.and_then(|w| w.checked_mul(32)).filter(|&t| t > MAX_THREADS_PER_CTA || t == 0) {
-        errors.at(
+        errors.coded(
+            Code::Budget,
             &model.kernel.module.ident,
-            format!("the roles add up to {threads} threads per CTA; a CTA has 1 to {MAX_THREADS_PER_CTA}"),
+            format!("the roles add up to {threads} threads per CTA, but a CTA has 1 to {MAX_THREADS_PER_CTA}; change the roles' `warps`, `warpgroups` or `instances`"),
         );
     }
 }
@@ -243,13 +285,21 @@ fn guards(model: &Model<'_>, errors: &Errors) {
             let field = &model.fields[f];
             let Some(stages) = field.stages else { continue };
             match &expected {
-                Some((n, from)) if *n != stages => errors.at(
-                    &field.ty,
-                    format!(
+                Some((n, from)) if *n != stages => {
+                    // Point at `stages =` when the pipeline declares it, the ring otherwise.
+                    let message = format!(
                         "ring `{}` has {stages} stage(s) but pipeline `{}` guarding it has {n} ({from}); give them the same stage count",
                         field.name, decl.name
-                    ),
-                ),
+                    );
+                    let mut d = match &declared {
+                        Some((e, _)) => Diagnostic::new(Code::Stages, Loc::of(e), message),
+                        None => Diagnostic::new(Code::Stages, Loc::of(&field.ty), message),
+                    };
+                    if declared.is_some() {
+                        d.related.push((Loc::of(&field.ty), format!("ring `{}` has {stages} stage(s)", field.name)));
+                    }
+                    errors.report(d);
+                }
                 Some(_) => {}
                 None => expected = Some((stages, format!("ring `{}`", field.name))),
             }

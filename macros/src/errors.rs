@@ -7,6 +7,8 @@ use std::fmt::Display;
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
+use crate::diag::{Code, Diagnostic};
+
 /// Collects errors during one expansion.
 #[derive(Default)]
 pub struct Errors {
@@ -15,9 +17,19 @@ pub struct Errors {
 }
 
 impl Errors {
-    /// Records an error spanning `tokens`.
+    /// Records an error about the kernel's declarations spanning `tokens`.
     pub fn at(&self, tokens: impl ToTokens, message: impl Display) {
-        self.errors.borrow_mut().push(syn::Error::new_spanned(tokens, message));
+        self.coded(Code::Declaration, tokens, message);
+    }
+
+    /// Records an error of check `code` spanning `tokens`.
+    pub fn coded(&self, code: Code, tokens: impl ToTokens, message: impl Display) {
+        self.report(Diagnostic::new(code, Loc::of(tokens), message));
+    }
+
+    /// Records a diagnostic: its primary error, then one per related site.
+    pub fn report(&self, d: Diagnostic) {
+        self.errors.borrow_mut().extend(d.into_errors());
     }
 
     /// Records a `syn` error.

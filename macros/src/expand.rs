@@ -5,7 +5,7 @@ use quote::quote;
 use syn::ItemMod;
 
 use crate::errors::Errors;
-use crate::{check, codegen, lift, lower, model, parse};
+use crate::{check, codegen, lift, lower, markers, model, parse};
 
 /// Expands `#[kernel] mod name { ... }`. On error the result carries every problem found.
 ///
@@ -49,10 +49,14 @@ fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStrea
             true
         }
     };
-    let kernel = parse::parse(module, &errors);
+    let mut kernel = parse::parse(module, &errors);
+    markers::check(&mut kernel, &errors);
     let model = model::Model::build(&kernel, &errors);
-    let lowered = lower::lower(&model, &errors);
-    check::check(&model, lowered.as_ref(), &errors, protocol);
+    let mut lowered = lower::lower(&model, &errors);
+    let wait_ld = check::check(&model, lowered.as_ref(), &errors, protocol);
+    if let Some(lowered) = &mut lowered {
+        lowered.kernel.wait_ld = wait_ld;
+    }
     let mut generated = codegen::generate(&model);
     if let Some(lowered) = &lowered {
         generated.extend(lift::ir_fn(&lowered.kernel, &codegen::private()));

@@ -7,12 +7,14 @@ use proc_macro::TokenStream;
 
 mod check;
 mod codegen;
+mod diag;
 mod errors;
 mod expand;
 #[cfg(test)]
 mod fuzz_tests;
 mod lift;
 mod lower;
+mod markers;
 mod model;
 mod parse;
 mod protocol;

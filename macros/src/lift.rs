@@ -101,7 +101,8 @@ lift_structs! {
     Stmt { pos, kind }
     Local { pat, init, diverge }
     Pat { pos, kind }
-    Kernel { name, consts, params, shared, pipelines, barriers, named, roles, functions }
+    Kernel { name, consts, params, shared, pipelines, barriers, named, roles, functions, wait_ld }
+    WaitLd { role, load, arrive }
     Const { name, ty, value, evaluated }
     Field { name, ty }
     Pipeline { name, tma, producers, consumers, guards, stages, full_arrivals, empty_arrivals }
@@ -437,7 +438,7 @@ pub fn imports(private: &TokenStream) -> TokenStream {
         use #private::ir::{
             Arm, Barrier, BinOp, Block, Const, Expr, ExprKind, Field, Function, Generic, Kernel, Lit, Local, Macro,
             Member, NamedBarrier, Op, Param, Pat, PatKind, Path, Pipeline, Pos, Role, Segment, Stmt, StmtKind, Ty,
-            UnOp,
+            UnOp, WaitLd,
         };
     }
 }

@@ -120,6 +120,7 @@ pub fn lower<'a>(model: &Model<'a>, errors: &Errors) -> Option<Lowered<'a>> {
         named,
         roles,
         functions,
+        wait_ld: Vec::new(),
     };
     Some(Lowered { kernel, sources: l.sources })
 }

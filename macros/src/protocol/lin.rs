@@ -6,6 +6,13 @@
 //! count `v`. Linear relations between uses of one size survive, so `0..n` and `1..n` give
 //! `v` and `v - 1` iterations, and `(x + 63) / 64` and `x.div_ceil(64)` name the same size
 //! in every role; anything non-linear (a remainder, a parity) is computed for the scenario.
+//!
+//! A sum of different sizes is a size of its own whose value follows its parts
+//! (`k_start + k_count` is `2v`, so `k_start..k_start + k_count` makes `v` iterations), and a
+//! distance between different sizes (`k_end - k_start`) is taken as a size `v`: it is not
+//! known to be empty. Comparisons between different sizes are not decided here (the
+//! scenario explores them both ways), and a comparison of a size with a constant names the
+//! trip counts at which it flips ([`Lin::threshold`]), so the scenarios can take both sides.
 
 use std::rc::Rc;
 
@@ -14,6 +21,9 @@ use std::rc::Rc;
 pub struct Lin {
     /// The size it depends on.
     pub base: Option<Rc<str>>,
+    /// The size's value in units of the scenario's `v` (1 for a size the text names; 2 for
+    /// the sum of two such sizes).
+    pub unit: i32,
     /// Multiplier of the size.
     pub mul: i128,
     /// Constant term.
@@ -70,25 +80,38 @@ pub enum Out {
 impl Lin {
     /// An integer the text decides.
     pub fn exact(x: i128) -> Self {
-        Self { base: None, mul: 0, off: x, exact: true }
+        Self { base: None, unit: 1, mul: 0, off: x, exact: true }
     }
 
     /// The size named `name`.
     pub fn size(name: Rc<str>) -> Self {
-        Self { base: Some(name), mul: 1, off: 0, exact: false }
+        Self { base: Some(name), unit: 1, mul: 1, off: 0, exact: false }
     }
 
     /// A constant computed from sizes in this scenario.
     fn computed(x: i128) -> Self {
-        Self { base: None, mul: 0, off: x, exact: false }
+        Self { base: None, unit: 1, mul: 0, off: x, exact: false }
     }
 
-    /// Its value when every size is `v`.
+    /// Its value when every size the text names is `v`.
     pub fn value(&self, v: i128) -> Option<i128> {
         match self.base {
-            Some(_) => self.mul.checked_mul(v)?.checked_add(self.off),
+            Some(_) => self.mul.checked_mul(i128::from(self.unit))?.checked_mul(v)?.checked_add(self.off),
             None => Some(self.off),
         }
+    }
+
+    /// The trip count `v` around which `self` compared with the constant `c` flips: the
+    /// first at which `self` reaches `c` (none when `self` is a constant or shrinks).
+    pub fn threshold(&self, c: &Self) -> Option<i128> {
+        if self.base.is_none() || c.base.is_some() {
+            return None;
+        }
+        let step = self.mul.checked_mul(i128::from(self.unit))?;
+        if step <= 0 {
+            return None;
+        }
+        c.off.checked_sub(self.off)?.checked_add(step - 1).map(|x| x.div_euclid(step))
     }
 
     /// How the integer reads in the name of a size derived from it.
@@ -101,7 +124,7 @@ impl Lin {
 
     /// Drops the base of a form whose multiplier is 0.
     fn normal(self) -> Self {
-        if self.mul == 0 { Self { base: None, mul: 0, ..self } } else { self }
+        if self.mul == 0 { Self { base: None, mul: 0, unit: 1, ..self } } else { self }
     }
 
     /// A new size named `name`.
@@ -113,15 +136,42 @@ impl Lin {
     fn add(&self, other: &Self, sign: i128) -> Option<Self> {
         let exact = self.exact && other.exact;
         let off = self.off.checked_add(sign.checked_mul(other.off)?)?;
+        let unit = self.unit;
         let out = match (&self.base, &other.base) {
-            (_, None) => Self { base: self.base.clone(), mul: self.mul, off, exact },
-            (None, Some(b)) => Self { base: Some(b.clone()), mul: sign.checked_mul(other.mul)?, off, exact },
-            (Some(a), Some(b)) if a == b => {
-                Self { base: Some(a.clone()), mul: self.mul.checked_add(sign.checked_mul(other.mul)?)?, off, exact }
+            (_, None) => Self { base: self.base.clone(), unit, mul: self.mul, off, exact },
+            (None, Some(b)) => {
+                Self { base: Some(b.clone()), unit: other.unit, mul: sign.checked_mul(other.mul)?, off, exact }
             }
-            _ => Self::fresh(format!("{}{}{}", self.name(), if sign > 0 { "+" } else { "-" }, other.name())),
+            (Some(a), Some(b)) if a == b => Self {
+                base: Some(a.clone()),
+                unit,
+                mul: self.mul.checked_add(sign.checked_mul(other.mul)?)?,
+                off,
+                exact,
+            },
+            (Some(a), Some(b)) => {
+                // A size of its own, named by its parts without their constants (which it
+                // keeps as its own), worth what its parts are worth; a distance between
+                // different sizes is taken as a size `v`, not as empty.
+                let units = self
+                    .mul
+                    .checked_mul(i128::from(self.unit))?
+                    .checked_add(sign.checked_mul(other.mul)?.checked_mul(i128::from(other.unit))?)?;
+                let name = format!("({a}*{}){}({b}*{})", self.mul, if sign > 0 { "+" } else { "-" }, other.mul);
+                let unit = i32::try_from(units).ok().filter(|&u| u > 0).unwrap_or(1);
+                Self { unit, off, ..Self::fresh(name) }
+            }
         };
         Some(out.normal())
+    }
+
+    /// Whether `self` and `other` are comparable in every scenario: a constant and anything,
+    /// or two forms of one size.
+    fn comparable(&self, other: &Self) -> bool {
+        match (&self.base, &other.base) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
     }
 
     /// `self * c` for a constant `c`.
@@ -130,6 +180,7 @@ impl Lin {
         Some(
             Self {
                 base: self.base.clone(),
+                unit: self.unit,
                 mul: self.mul.checked_mul(c.off)?,
                 off: self.off.checked_mul(c.off)?,
                 exact,
@@ -145,8 +196,14 @@ impl Lin {
         }
         if self.base.is_none() || self.mul % c == 0 {
             return Some(
-                Self { base: self.base.clone(), mul: self.mul / c, off: self.off.div_euclid(c), exact: self.exact }
-                    .normal(),
+                Self {
+                    base: self.base.clone(),
+                    unit: self.unit,
+                    mul: self.mul / c,
+                    off: self.off.div_euclid(c),
+                    exact: self.exact,
+                }
+                .normal(),
             );
         }
         Some(Self::fresh(format!("{}/{c}", self.name())))
@@ -186,6 +243,8 @@ impl Lin {
             Op::Xor => computed(Some(a ^ b)),
             Op::And => computed(Some(a & b)),
             Op::Or => computed(Some(a | b)),
+            // Different sizes: the scenario decides.
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge if !self.comparable(other) => None,
             Op::Eq => Some(Out::Bool(a == b)),
             Op::Ne => Some(Out::Bool(a != b)),
             Op::Lt => Some(Out::Bool(a < b)),

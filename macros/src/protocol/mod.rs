@@ -18,10 +18,10 @@ mod table;
 mod tests;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
-use warpspec_ir::{Function, Kernel, Pos};
+use warpspec_ir::{Function, Kernel, Pos, WaitLd};
 
 use crate::errors::{Errors, Loc};
 use crate::lower::{Lowered, Sources};
@@ -34,6 +34,10 @@ use table::Table;
 const BUDGET: u64 = 3_000_000;
 /// Role instances the simulation follows (a CTA has at most 32 warps).
 const MAX_INSTANCES: i128 = 32;
+/// The largest trip count a comparison with a constant adds to the scenarios.
+const MAX_THRESHOLD: i128 = 40;
+/// Trip counts that comparisons with constants add, at most.
+const MAX_EXTRA_TRIPS: usize = 6;
 /// Rounds of discovering new undecided conditions.
 const DISCOVERY_ROUNDS: usize = 4;
 
@@ -59,6 +63,8 @@ pub struct Analysis<'a> {
     math: RefCell<HashMap<usize, bool>>,
     /// Steps left over all runs of the kernel.
     budget: Cell<u64>,
+    /// Trip counts at which a comparison of a size with a constant flips, met so far.
+    thresholds: RefCell<BTreeSet<i128>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -78,6 +84,17 @@ impl<'a> Analysis<'a> {
         self.sources.text(pos)
     }
 
+    /// Notes that a comparison of a size with a constant flips at trip count `first`: the
+    /// scenarios take the trip counts on both sides of it.
+    pub fn threshold(&self, first: i128) {
+        let mut t = self.thresholds.borrow_mut();
+        for v in [first - 1, first, first + 1] {
+            if (0..=MAX_THRESHOLD).contains(&v) {
+                t.insert(v);
+            }
+        }
+    }
+
     /// Spends `steps` of the budget; false once it is exhausted.
     pub fn spend(&self, steps: u64) -> bool {
         let left = self.budget.get();
@@ -93,6 +110,8 @@ pub struct Coverage {
     pub simulated: usize,
     /// Why other scenarios could only be checked role by role.
     pub partial: Vec<&'static str>,
+    /// Arrivals a lowering must make wait for a tensor-memory load.
+    pub wait_ld: Vec<WaitLd>,
 }
 
 /// Checks the kernel's protocol on its IR, recording every problem in `errors`.
@@ -118,6 +137,7 @@ pub fn check<'a>(model: &Model<'a>, lowered: &Lowered<'a>, errors: &Errors) -> C
         arms: RefCell::default(),
         math: RefCell::default(),
         budget: Cell::new(BUDGET),
+        thresholds: RefCell::default(),
     };
     let coverage = scenarios(&an);
     an.findings.into_inner().emit(errors);
@@ -186,7 +206,8 @@ fn declarations(model: &Model<'_>, table: &Table, findings: &mut Findings) -> bo
     sound
 }
 
-/// Trip counts to run: 1, 2, and enough to wrap every ring once and twice.
+/// Trip counts to run: 1, 2, and enough to wrap every ring once and twice, then 0 (every
+/// loop over a run-time size may be empty: a tile with no work, an empty K split).
 fn trip_counts(table: &Table) -> Vec<i128> {
     let stages = table
         .pipes
@@ -200,6 +221,7 @@ fn trip_counts(table: &Table) -> Vec<i128> {
     let mut vs = vec![1, 2, s + 1, 2 * s + 1];
     vs.sort_unstable();
     vs.dedup();
+    vs.push(0);
     vs
 }
 
@@ -242,8 +264,9 @@ fn assignments(keys: &[(String, usize)]) -> Vec<HashMap<String, usize>> {
 /// earlier round is not run again).
 fn scenarios(an: &Analysis<'_>) -> Coverage {
     let mut coverage = Coverage::default();
-    let vs = trip_counts(&an.table);
-    let longest = vs.last().copied().unwrap_or(1);
+    let mut vs = trip_counts(&an.table);
+    let longest = vs.iter().copied().max().unwrap_or(1);
+    let wraps = vs.len() > 4;
     let mut keys: Vec<(String, usize)> = Vec::new();
     let mut done: HashSet<(Vec<(String, usize)>, i128)> = HashSet::new();
     for round in 0..DISCOVERY_ROUNDS {
@@ -254,7 +277,7 @@ fn scenarios(an: &Analysis<'_>) -> Coverage {
                 choices.iter().filter(|(_, c)| **c != 0).map(|(k, c)| (k.clone(), *c)).collect();
             id.sort();
             for &v in &vs {
-                if (v == longest && vs.len() > 3 && !id.is_empty()) || !done.insert((id.clone(), v)) {
+                if (v == longest && wraps && !id.is_empty()) || !done.insert((id.clone(), v)) {
                     continue;
                 }
                 let scen = Scenario { v, choices: choices.clone() };
@@ -267,8 +290,13 @@ fn scenarios(an: &Analysis<'_>) -> Coverage {
                     }
                 }
                 expectations(an, &traces);
+                obligations(an, &traces, &mut coverage.wait_ld);
                 if !new.is_empty() && !last {
                     break 'runs;
+                }
+                // An `assert!` of the kernel rules this scenario out.
+                if traces.iter().any(|t| t.infeasible) {
+                    continue;
                 }
                 match traces.iter().find_map(|t| t.aborted) {
                     None => {
@@ -279,9 +307,14 @@ fn scenarios(an: &Analysis<'_>) -> Coverage {
                 }
             }
         }
-        if new.is_empty() {
+        // Trip counts at which a comparison of a size with a constant flips.
+        let extra: Vec<i128> = an.thresholds.borrow().iter().copied().filter(|v| !vs.contains(v)).collect();
+        let room = (trip_counts(&an.table).len() + MAX_EXTRA_TRIPS).saturating_sub(vs.len());
+        let extra: Vec<i128> = extra.into_iter().take(room).collect();
+        if new.is_empty() && extra.is_empty() {
             return coverage;
         }
+        vs.extend(extra);
         keys.extend(new);
     }
     coverage
@@ -304,6 +337,21 @@ fn run_all(an: &Analysis<'_>, scen: &Scenario) -> Option<Vec<Trace>> {
         return None;
     }
     Some(traces)
+}
+
+/// The arrivals of `traces` that follow a tensor-memory load, added to `out` once each.
+fn obligations(an: &Analysis<'_>, traces: &[Trace], out: &mut Vec<WaitLd>) {
+    let sites = an.sites.borrow();
+    for t in traces {
+        let Some(role) = an.ir.roles.get(t.role) else { continue };
+        for &(load, arrive) in &t.wait_ld {
+            let (Some(load), Some(arrive)) = (sites.pos(load), sites.pos(arrive)) else { continue };
+            let w = WaitLd { role: role.func.name.clone(), load, arrive };
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
 }
 
 /// TMA loads onto a plain barrier that no role ever expects transaction bytes on.

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::diag::{Code, Diagnostic};
 use crate::errors::{Errors, Loc};
 use crate::model::Model;
 
@@ -11,6 +12,8 @@ use crate::model::Model;
 pub struct Site {
     /// Its span.
     pub loc: Loc,
+    /// Its IR position.
+    pub pos: warpspec_ir::Pos,
     /// How it reads: `ops.release`, `cx.tma_load`.
     pub text: String,
 }
@@ -58,15 +61,27 @@ impl Sites {
     pub fn loc(&self, id: usize) -> Option<Loc> {
         self.get(id).map(|s| s.loc)
     }
+
+    /// The IR position of site `id`.
+    pub fn pos(&self, id: usize) -> Option<warpspec_ir::Pos> {
+        self.get(id).map(|s| s.pos)
+    }
 }
 
 /// One error to report.
 struct Finding {
+    /// Its deduplication key (whose prefix names the check).
+    key: String,
     /// Where.
     loc: Loc,
     /// What, and how to fix it.
     message: String,
+    /// Other sites involved.
+    related: Vec<(Loc, String)>,
 }
+
+/// Secondary spans one finding shows, at most.
+const MAX_RELATED: usize = 3;
 
 /// The findings of one kernel, in the order found.
 #[derive(Default)]
@@ -84,9 +99,7 @@ impl Findings {
     /// whole-kernel findings about them would only repeat it). `key` deduplicates.
     pub fn local(&mut self, key: String, loc: Loc, message: String, bars: &[usize]) {
         self.tainted.extend(bars);
-        if self.seen.insert(key) {
-            self.list.push(Finding { loc, message });
-        }
+        self.record(key, loc, message);
     }
 
     /// Records a whole-kernel finding about `bars`, unless a local finding already explains
@@ -95,16 +108,35 @@ impl Findings {
         if bars.iter().any(|b| self.tainted.contains(b)) {
             return false;
         }
-        if self.seen.insert(key) {
-            self.list.push(Finding { loc, message });
-        }
+        self.record(key, loc, message);
         true
+    }
+
+    /// Records a finding unless its key was seen.
+    fn record(&mut self, key: String, loc: Loc, message: String) {
+        if self.seen.insert(key.clone()) {
+            self.list.push(Finding { key, loc, message, related: Vec::new() });
+        }
+    }
+
+    /// Shows `loc` with `label` beside the finding recorded under `key` (a secondary span).
+    pub fn relate(&mut self, key: &str, loc: Option<Loc>, label: String) {
+        let Some(loc) = loc else { return };
+        if let Some(f) = self.list.iter_mut().find(|f| f.key == key)
+            && f.related.len() < MAX_RELATED
+            && !f.related.iter().any(|(l, _)| l.line() == loc.line() && l.column() == loc.column())
+            && !(f.loc.line() == loc.line() && f.loc.column() == loc.column())
+        {
+            f.related.push((loc, label));
+        }
     }
 
     /// Hands every finding to `errors`.
     pub fn emit(self, errors: &Errors) {
         for f in self.list {
-            errors.at(f.loc, f.message);
+            let mut d = Diagnostic::new(Code::of_key(&f.key), f.loc, f.message);
+            d.related = f.related;
+            errors.report(d);
         }
     }
 }

@@ -15,6 +15,7 @@
 
 mod barriers;
 mod deadlock;
+mod races;
 
 use std::collections::HashMap;
 
@@ -25,6 +26,7 @@ use super::interp::{Event, EventKind, Scenario, Trace};
 use super::report::{role_name, who};
 use super::table::role_list;
 use barriers::{Arrival, BarrierState, NamedState};
+use races::Accesses;
 
 /// The phase, instance and clock of an arrival.
 type FirstArrival = (usize, usize, VectorClock);
@@ -74,11 +76,12 @@ impl Inst<'_> {
 pub fn simulate(an: &Analysis<'_>, scen: &Scenario, traces: &[Trace]) {
     let Some(mut sim) = Sim::new(an, scen, traces) else { return };
     let finished = sim.run();
-    sim.report_named_threads();
+    sim.report_named_threads(finished);
     // What the run itself found usually explains what follows from it.
     if sim.reported {
         return;
     }
+    sim.report_races();
     sim.report_arrival_counts();
     sim.report_lapped();
     if finished {
@@ -110,6 +113,8 @@ struct Sim<'s, 'a> {
     flagged: Vec<bool>,
     /// Whether the run itself found something.
     reported: bool,
+    /// Accesses of unguarded on-chip buffers.
+    accesses: Accesses,
 }
 
 impl<'s, 'a> Sim<'s, 'a> {
@@ -154,6 +159,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             data_bars,
             flagged,
             reported: false,
+            accesses: Accesses::default(),
         })
     }
 
@@ -213,6 +219,14 @@ impl<'s, 'a> Sim<'s, 'a> {
             }
             EventKind::Sync { named } => self.named(i, event.site, named, started, true),
             EventKind::NamedArrive { named } => self.named(i, event.site, named, None, false),
+            EventKind::Access { field, elem, write, pending } => {
+                self.access(i, event.site, (field, elem), write, pending);
+                true
+            }
+            EventKind::Complete { id } => {
+                self.complete(i, id);
+                true
+            }
         };
         if passed && let Some(inst) = self.insts.get_mut(i) {
             inst.pc += 1;
@@ -333,8 +347,8 @@ impl<'s, 'a> Sim<'s, 'a> {
         let mut parts = Vec::new();
         if self.insts.iter().any(|x| x.trace.sized) {
             parts.push(match self.scen.v {
-                1 => "the loops whose trip count is not in the text make 1 iteration".to_string(),
-                v => format!("the loops whose trip count is not in the text make {v} iterations"),
+                1 => "the checker takes every run-time size as 1 (loops over them make 1 iteration)".to_string(),
+                v => format!("the checker takes every run-time size as {v} (loops over them make {v} iterations)"),
             });
         }
         let mut choices: Vec<_> = self.scen.choices.iter().collect();
@@ -370,6 +384,11 @@ impl<'s, 'a> Sim<'s, 'a> {
                 }
             }
         }
+    }
+
+    /// Shows site `site` with `label` beside the finding recorded under `key`.
+    fn relate(&self, key: &str, site: usize, label: String) {
+        self.an.findings.borrow_mut().relate(key, self.loc(site), label);
     }
 
     /// Whether something was reported about `bar`.
@@ -408,8 +427,16 @@ impl<'s, 'a> Sim<'s, 'a> {
         let (bar, site, parity, inst) = (w.bar, w.site, w.parity, w.inst);
         let Some(loc) = self.loc(site) else { return };
         let slot = self.an.table.slot(bar, w.index);
+        // The same wait has flipped its parity before: the position was reset (a persistent
+        // loop that starts each tile over at parity 0), not left unflipped.
+        let reset = self.waits.iter().any(|x| x.inst == inst && x.site == site && x.parity != parity);
+        let fix = if reset {
+            "this wait flips its parity, but its position starts over (e.g. `phase` reset for each persistent tile) while the barrier's phases go on: carry the ring position (the stage index and its parity) across the tiles instead of resetting it"
+        } else {
+            "flip the parity after every wait on the barrier (`phase ^= 1`)"
+        };
         let message = format!(
-            "{} waits on {slot} for parity {parity} again, but the barrier has completed no phase since its previous wait saw phase {observed}: the wait passes at once on that old phase instead of waiting for the next one{}; flip the parity after every wait on the barrier (`phase ^= 1`)",
+            "{} waits on {slot} for parity {parity} again, but the barrier has completed no phase since its previous wait saw phase {observed}: the wait passes at once on that old phase instead of waiting for the next one{}; {fix}",
             self.who(inst),
             self.scenario()
         );
@@ -422,20 +449,24 @@ impl<'s, 'a> Sim<'s, 'a> {
         let Some(w) = self.waits.get(record) else { return };
         let (bar, index, site, inst) = (w.bar, w.index, w.site, w.inst);
         let Some(loc) = self.loc(site) else { return };
-        let tma = self
+        let tma_site = self
             .insts
             .iter()
             .flat_map(|x| x.trace.events.iter())
             .find(|e| matches!(e.kind, EventKind::Tma { bar: b, .. } if b == bar))
-            .map(|e| self.cite(e.site))
-            .unwrap_or_default();
+            .map(|e| e.site);
+        let tma = tma_site.map(|s| self.cite(s)).unwrap_or_default();
         let message = format!(
             "{}'s first wait on {} is for parity 1, which passes at once on a fresh barrier (the phase before the first counts as complete), before the TMA bytes copied onto it ({tma}) have landed; wait for parity 0 first (parity 1 is for waiting on buffers that start free)",
             self.who(inst),
             self.an.table.slot(bar, index)
         );
         self.reported = true;
-        self.global(format!("vacuous:{site}"), loc, message, &[bar]);
+        let key = format!("vacuous:{site}");
+        self.global(key.clone(), loc, message, &[bar]);
+        if let Some(t) = tma_site {
+            self.relate(&key, t, "the TMA load whose bytes complete that phase".into());
+        }
     }
 
     /// Reports an instance using a named barrier again before it can know that the use its
@@ -444,14 +475,17 @@ impl<'s, 'a> Sim<'s, 'a> {
         let Some(loc) = self.loc(site) else { return };
         let Some(nb) = self.an.table.named.get(n) else { return };
         let message = format!(
-            "{} uses named barrier `{}` again at {} before anything tells it that the use its `bar.arrive` at {} joined has completed: `bar.arrive` counts threads, so in some schedule both count toward one use, which then completes without the other roles' threads; between the two, wait for something that follows the other threads' arrival (sync on the barrier, or wait on one they arrive on after it)",
+            "{} uses named barrier `{}` again at {} before anything tells it that the use its `bar.arrive` at {} joined has completed: `bar.arrive` counts threads, so in some schedule both count toward one use, which then completes without the other roles' threads{}; between the two, wait for something that follows the other threads' arrival (sync on the barrier, or wait on one they arrive on after it)",
             self.who(i),
             nb.name,
             self.cite(site),
             self.cite(first),
+            self.scenario(),
         );
         self.reported = true;
-        self.an.findings.borrow_mut().global(format!("named-twice:{n}:{site}"), loc, message, &[]);
+        let key = format!("named-twice:{n}:{site}");
+        self.an.findings.borrow_mut().global(key.clone(), loc, message, &[]);
+        self.relate(&key, first, format!("{}'s earlier `bar.arrive`, whose use may not have completed", self.who(i)));
     }
 
     // ---- findings after the run ----
@@ -503,7 +537,9 @@ impl<'s, 'a> Sim<'s, 'a> {
                     self.count_text(bar),
                     b.map_or("count", |b| b.key),
                 );
-                self.global(format!("over:{bar}"), loc, message, &[bar]);
+                let key = format!("over:{bar}");
+                self.global(key.clone(), loc, message, &[bar]);
+                self.relate(&key, site, format!("each instance of {} arrives here", role_name(self.an.model, role)));
             }
         }
     }
@@ -540,7 +576,9 @@ impl<'s, 'a> Sim<'s, 'a> {
                 self.cite(wait_site),
                 self.scenario()
             );
-            self.global(format!("lapped:{bar}:{site}"), loc, message, &[bar]);
+            let key = format!("lapped:{bar}:{site}");
+            self.global(key.clone(), loc, message, &[bar]);
+            self.relate(&key, wait_site, format!("{}'s wait, which may not have looked yet", self.who(inst)));
         }
     }
 
@@ -589,8 +627,11 @@ impl<'s, 'a> Sim<'s, 'a> {
         self.global(format!("bytes:{bar}"), loc, message, &[bar]);
     }
 
-    /// Threads declared per use of each named barrier vs the threads that use it.
-    fn report_named_threads(&mut self) {
+    /// Threads declared per use of each named barrier vs the threads that use it. Fewer
+    /// threads than declared matter only in a run that did not finish (a `bar.sync` waited
+    /// for them); when instances of its roles never reach the barrier in the run, the fix is
+    /// to reach it, not to change `threads`.
+    fn report_named_threads(&mut self, finished: bool) {
         for (n, nb) in self.an.table.named.iter().enumerate() {
             let members: Vec<usize> = (0..self.insts.len())
                 .filter(|&i| {
@@ -611,7 +652,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             };
             let total = members.iter().fold(0i128, |t, &i| t.saturating_add(threads_of(i)));
             let Some(declared) = nb.threads else { continue };
-            if declared == total {
+            if declared == total || (declared > total && finished) {
                 continue;
             }
             let list: Vec<String> = members.iter().map(|&i| format!("{} ({})", self.who(i), threads_of(i))).collect();
@@ -619,17 +660,31 @@ impl<'s, 'a> Sim<'s, 'a> {
                 Some(l) => (l, format!("`threads = {declared}`")),
                 None => (nb.decl, format!("{declared}, the threads of its roles {}", role_list(model, &nb.roles))),
             };
-            let fix = if nb.threads_decl.is_some() {
-                format!("declare `threads = {total}`")
+            let absent: Vec<String> =
+                self.named_members(n).into_iter().filter(|i| !members.contains(i)).map(|i| self.who(i)).collect();
+            let message = if declared > total && !absent.is_empty() {
+                format!(
+                    "named barrier `{}` counts {how} per use, but {} never reach{} it{}, so a use has only the threads of {} and a `bar.sync` on it never completes; make every instance of {} reach the barrier as often as the others (or leave the roles that do not use it out of `roles`)",
+                    nb.name,
+                    absent.join(", "),
+                    if absent.len() == 1 { "es" } else { "" },
+                    self.scenario(),
+                    list.join(", "),
+                    role_list(model, &nb.roles),
+                )
             } else {
-                format!("declare `threads = {total}`, or list only the roles that use it")
+                let fix = if nb.threads_decl.is_some() {
+                    format!("declare `threads = {total}`")
+                } else {
+                    format!("declare `threads = {total}`, or list only the roles that use it")
+                };
+                format!(
+                    "named barrier `{}` counts {how} per use, but the instances that sync or arrive on it have {total}: {}; `bar.sync` waits for exactly the declared threads, so it {}; {fix}",
+                    nb.name,
+                    list.join(", "),
+                    if declared > total { "never completes" } else { "completes before every thread has arrived" }
+                )
             };
-            let message = format!(
-                "named barrier `{}` counts {how} per use, but the instances that sync or arrive on it have {total}: {}; `bar.sync` waits for exactly the declared threads, so it {}; {fix}",
-                nb.name,
-                list.join(", "),
-                if declared > total { "never completes" } else { "completes before every thread has arrived" }
-            );
             self.an.findings.borrow_mut().global(format!("named-threads:{n}"), loc, message, &[]);
         }
     }

@@ -28,6 +28,21 @@ pub struct Kernel {
     /// The module functions the roles call (directly or through each other), in the order
     /// first called.
     pub functions: Vec<Function>,
+    /// Arrivals that follow a tensor-memory load with no arrival between, found by the
+    /// protocol checker: a lowering must emit `tcgen05.wait::ld` between the two, or the
+    /// arrival may hand the tile over before the load has read it.
+    pub wait_ld: Vec<WaitLd>,
+}
+
+/// An arrival that must wait for an earlier tensor-memory load (`tcgen05.wait::ld`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitLd {
+    /// The role whose code it is.
+    pub role: String,
+    /// The `tmem_load` call.
+    pub load: Pos,
+    /// The arrival that follows it (an `arrive`, `commit`, `release` or named-barrier use).
+    pub arrive: Pos,
 }
 
 /// `const NAME: Ty = value;`.

@@ -25,7 +25,7 @@ pub mod ty;
 pub mod visit;
 
 pub use expr::{Arm, BinOp, Expr, ExprKind, Lit, Macro, Member, UnOp};
-pub use kernel::{Barrier, Const, Field, Function, Kernel, NamedBarrier, Param, Pipeline, Role};
+pub use kernel::{Barrier, Const, Field, Function, Kernel, NamedBarrier, Param, Pipeline, Role, WaitLd};
 pub use ops::{Class, Issue, Op, OpSpec, Operand, OperandKind, Receiver, Returns};
 pub use pos::Pos;
 pub use stmt::{Block, Local, Pat, PatKind, Stmt, StmtKind};

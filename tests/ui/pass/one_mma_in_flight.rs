@@ -35,6 +35,9 @@ mod k {
     #[role(warpgroups = 1, regs = 232)]
     pub async fn math(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
         let steps = cx.args().a.shape()[1].div_ceil(64);
+        // The first K step is peeled: the kernel needs at least one (as CUTLASS's mainloop
+        // asserts `k_tile_count >= 1`).
+        assert!(steps > 0);
         let mut acc = cx.fragment::<64, 128>(0.0);
         let mut prev = ops.wait().await;
         let mut prev_g = cx.wgmma(&mut acc, prev.a(), prev.b());

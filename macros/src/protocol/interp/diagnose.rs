@@ -130,15 +130,19 @@ impl Run<'_, '_> {
                     self.who(),
                     self.cite(m.site),
                 );
-                self.finding(format!("early:{site}:{}", m.site), loc, message, bars);
+                let key = format!("early:{site}:{}", m.site);
+                self.finding(key.clone(), loc, message, bars);
+                self.relate(&key, m.site, "the `wgmma` that reads the slot".into());
             }
             if let Some(m) = self.ummas.iter().find(reads) {
                 let message = format!(
-                    "{} {what} the slot (`{text}`) right after the `tcgen05.mma` {} that reads it was issued: a single-thread MMA completes asynchronously; hand the slot back when the MMA completes with `release_on_mma_completion`",
+                    "{} {what} the slot (`{text}`) right after the `tcgen05.mma` {} that reads it was issued: a single-thread MMA completes asynchronously; hand the slot back when the MMA completes with `release_on_mma_completion`, or commit the MMA onto a barrier (`arrive_on_mma_completion`) and wait on it first",
                     self.who(),
                     self.cite(m.site),
                 );
-                self.finding(format!("early-umma:{site}:{}", m.site), loc, message, bars);
+                let key = format!("early-umma:{site}:{}", m.site);
+                self.finding(key.clone(), loc, message, bars);
+                self.relate(&key, m.site, "the `tcgen05.mma` that reads the slot".into());
             }
         }
         if let Some(s) = self.stores.iter().find(reads) {
@@ -147,7 +151,9 @@ impl Run<'_, '_> {
                 self.who(),
                 self.cite(s.site),
             );
-            self.finding(format!("early-store:{site}:{}", s.site), loc, message, bars);
+            let key = format!("early-store:{site}:{}", s.site);
+            self.finding(key.clone(), loc, message, bars);
+            self.relate(&key, s.site, "the TMA store that reads the slot".into());
         }
     }
 
@@ -175,7 +181,7 @@ impl Run<'_, '_> {
             .filter(|(a, _)| !a.done)
             .find_map(|(a, what)| {
                 a.reads.iter().find_map(|o| match o {
-                    Owner::Buffer(f) if shared.contains(f) => Some((a.site, what, *f)),
+                    Owner::Buffer(f) | Owner::Element(f, _) if shared.contains(f) => Some((a.site, what, *f)),
                     _ => None,
                 })
             });
@@ -189,7 +195,9 @@ impl Run<'_, '_> {
             self.cite(async_site),
             b.name
         );
-        self.finding(format!("handback:{site}:{async_site}"), loc, message, &[bar]);
+        let key = format!("handback:{site}:{async_site}");
+        self.finding(key.clone(), loc, message, &[bar]);
+        self.relate(&key, async_site, format!("the {what} that still reads `{field}`"));
     }
 
     /// Reports a commit whose slot's TMA loads do not copy the bytes its pipeline expects.

@@ -6,7 +6,7 @@ use warpspec_ir::{Expr, Generic, Op, Receiver};
 
 use super::super::table::End;
 use super::run::Run;
-use super::trace::EventKind;
+use super::trace::{AsyncId, AsyncKind, EventKind};
 use super::value::{Async, Owner, PipeState, TokState, Token, Val};
 use crate::model::TileShape;
 
@@ -61,8 +61,11 @@ impl<'a> Run<'_, 'a> {
             }
             Op::TmaStore => {
                 let site = self.site(call);
-                let reads = self.tile_of(&operands.get("src")).map(|(o, _)| o).into_iter().collect();
+                let src = operands.get("src");
+                let reads = self.tile_of(&src).map(|(o, _)| o).into_iter().collect();
                 self.stores.push(Async { site, reads, done: false });
+                let id = AsyncId { kind: AsyncKind::Store, index: self.stores.len() - 1 };
+                self.access(site, &src, false, Some(id));
                 Val::Store(self.stores.len() - 1)
             }
             Op::StoreWait => {
@@ -70,10 +73,16 @@ impl<'a> Run<'_, 'a> {
                     Val::Store(s) => s,
                     _ => usize::MAX,
                 };
+                let site = self.site(call);
+                let mut retired = Vec::new();
                 for (i, s) in self.stores.iter_mut().enumerate() {
-                    if i <= upto {
+                    if i <= upto && !s.done {
                         s.done = true;
+                        retired.push(i);
                     }
+                }
+                for i in retired {
+                    self.complete(AsyncKind::Store, i, i + 1, site);
                 }
                 Val::Unknown
             }
@@ -82,6 +91,12 @@ impl<'a> Run<'_, 'a> {
                 self.check_warpgroup(site);
                 let reads = self.smem_operands(&operands);
                 self.mmas.push(Async { site, reads, done: false });
+                let id = AsyncId { kind: AsyncKind::Wgmma, index: self.mmas.len() - 1 };
+                for name in ["a", "b"] {
+                    if op == Op::Wgmma || name == "b" {
+                        self.access(site, &operands.get(name), false, Some(id));
+                    }
+                }
                 Val::Group(self.mmas.len() - 1)
             }
             Op::MmaWait => {
@@ -98,8 +113,15 @@ impl<'a> Run<'_, 'a> {
                 {
                     self.report_mma_wait(call, site, g, in_flight);
                 }
-                for m in self.mmas.iter_mut().take(complete) {
-                    m.done = true;
+                let mut retired = Vec::new();
+                for (i, m) in self.mmas.iter_mut().enumerate().take(complete) {
+                    if !m.done {
+                        m.done = true;
+                        retired.push(i);
+                    }
+                }
+                for i in retired {
+                    self.complete(AsyncKind::Wgmma, i, i + 1, site);
                 }
                 self.last_mma_wait = Some((site, in_flight));
                 Val::Unknown
@@ -108,6 +130,21 @@ impl<'a> Run<'_, 'a> {
                 let site = self.site(call);
                 let reads = self.smem_operands(&operands);
                 self.ummas.push(Async { site, reads, done: false });
+                let id = Some(AsyncId { kind: AsyncKind::Umma, index: self.ummas.len() - 1 });
+                self.access(site, &operands.get("a"), false, id);
+                self.access(site, &operands.get("b"), false, id);
+                self.access(site, &operands.get("acc"), true, id);
+                Val::Unknown
+            }
+            Op::TmemLoad | Op::Load | Op::LoadRows | Op::TmemStore | Op::Store | Op::StoreRows => {
+                let site = self.site(call);
+                let src = operands.get("src");
+                let dst = if matches!(op, Op::TmemStore | Op::Store | Op::StoreRows) {
+                    operands.get("dst")
+                } else {
+                    Val::Unknown
+                };
+                self.copy_access(op, site, &src, &dst);
                 Val::Unknown
             }
             // Registers, synchronous copies and register arithmetic: no barrier effect.
@@ -219,6 +256,8 @@ impl<'a> Run<'_, 'a> {
                 Val::Unknown
             }
             (End::Consumer(p), Op::ReleaseOnMmaCompletion) => {
+                let site = self.site(call);
+                self.commit_ummas(site);
                 self.hand_over(call, p, &operands.get("full"), Handover::OnMma);
                 Val::Unknown
             }
@@ -239,7 +278,10 @@ impl<'a> Run<'_, 'a> {
                 } else {
                     0
                 };
-                if op != Op::ArriveOnMmaCompletion {
+                if op == Op::ArriveOnMmaCompletion {
+                    self.commits.push((b, index, self.ummas.len()));
+                    self.commit_ummas(site);
+                } else {
                     self.check_raw_handback(b, index, site);
                 }
                 self.event(EventKind::Arrive { bar: b, index, tx }, site);
@@ -260,6 +302,12 @@ impl<'a> Run<'_, 'a> {
                         self.event(EventKind::Wait { bar: b, index, parity: (parity & 1) as u8 }, site)
                     }
                     None => self.abort("a size or count the checker cannot evaluate"),
+                }
+                // Commit, then wait: a wait on a barrier this instance's own MMA commit
+                // arrives on sees the MMAs issued before the commit complete.
+                let upto = self.commits.iter().filter(|c| c.0 == b && c.1 == index).map(|c| c.2).max();
+                for m in self.ummas.iter_mut().take(upto.unwrap_or(0)) {
+                    m.done = true;
                 }
                 Val::Unknown
             }

@@ -140,6 +140,10 @@ impl<'a> Run<'_, 'a> {
                 let base = val!(self, base);
                 let index = val!(self, index);
                 Flow::Val(match (base, index) {
+                    (Val::Buffer(f), Val::Int(i)) if u32::try_from(i).is_ok() => {
+                        let shape = self.buffer_shape(f);
+                        Val::Tile(Owner::Element(f, u32::try_from(i).unwrap_or(0)), shape)
+                    }
                     (Val::Buffer(f), _) => Val::Buffer(f),
                     (Val::Atom(k), Val::Int(x)) => Val::Atom(format!("{k}[{x}]").into()),
                     (Val::Atom(k), _) => Val::Atom(format!("{k}[_]").into()),
@@ -161,6 +165,14 @@ impl<'a> Run<'_, 'a> {
                 let (Some((s, es)), Some((mut e, ee))) = (self.num(&start), self.num(&end)) else {
                     return Flow::Val(Val::Unknown);
                 };
+                // Between two run-time values (`k_start..k_start + k_count`), the range is
+                // as long as their distance, itself a size.
+                let distance = self.arith(Op::Sub, &end, &start);
+                if !(es && ee)
+                    && let Some(d) = self.lin(&distance).and_then(|l| l.value(self.scen.v))
+                {
+                    e = s.saturating_add(d);
+                }
                 if *closed {
                     e = e.saturating_add(1);
                 }
@@ -227,7 +239,7 @@ impl<'a> Run<'_, 'a> {
     }
 
     /// Applies an operator to two values.
-    pub(super) fn arith(&self, op: Op, l: &Val, r: &Val) -> Val {
+    pub(super) fn arith(&mut self, op: Op, l: &Val, r: &Val) -> Val {
         if let (Val::Bool(a), Val::Bool(b)) = (l, r) {
             return match op {
                 Op::Eq => Val::Bool(a == b),
@@ -238,6 +250,12 @@ impl<'a> Run<'_, 'a> {
             };
         }
         let (Some(a), Some(b)) = (self.lin(l), self.lin(r)) else { return Val::Unknown };
+        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
+            && let Some(first) = a.threshold(&b).or_else(|| b.threshold(&a))
+        {
+            self.an.threshold(first);
+            self.trace.sized = true;
+        }
         match a.apply(op, &b, self.scen.v) {
             Some(Out::Int(x)) => int(x),
             Some(Out::Bool(b)) => Val::Bool(b),
@@ -333,6 +351,11 @@ impl<'a> Run<'_, 'a> {
     /// A macro call: formatting and assertions have no protocol effect; a macro that
     /// performs operations, or whose arguments are not expressions, cannot be followed.
     pub(super) fn mac(&mut self, m: &'a Macro) -> Flow {
+        if let (Some("assert" | "debug_assert"), Some([cond, ..])) = (m.path.last(), m.args.as_deref())
+            && !contains_ops(cond)
+        {
+            return self.assume(cond);
+        }
         match &m.args {
             Some(exprs) if !exprs.iter().any(contains_ops) => {}
             Some(_) => self.abort("a macro performs barrier operations"),
@@ -342,6 +365,18 @@ impl<'a> Run<'_, 'a> {
             }
         }
         Flow::Val(Val::Unknown)
+    }
+
+    /// `assert!(cond)`: the kernel states an assumption (CUTLASS's `assert(k_tile_count >=
+    /// 1)`); a run in which it fails is not one the kernel runs, and is left out of the
+    /// whole-kernel simulation.
+    fn assume(&mut self, cond: &'a Expr) -> Flow {
+        let v = val!(self, cond);
+        if self.truth(&v, cond, &[]) {
+            return Flow::Val(Val::Unknown);
+        }
+        self.trace.infeasible = true;
+        Flow::Abort
     }
 
     /// A closure the checker does not run: whatever it captures escapes.

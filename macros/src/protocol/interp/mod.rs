@@ -21,6 +21,8 @@
 //!   statements;
 //! - [`eval`]: the evaluator of the Rust subset kernels use: expressions, calls, inlining;
 //! - [`control`]: conditions the scenario decides, `if`, `match`, and the one loop runner;
+//! - [`access`]: reads and writes of unguarded on-chip buffers (tensor memory, shared tiles)
+//!   recorded for the simulation's race check;
 //! - [`dsl`]: the meaning of DSL operations, resolved through the operation catalogue of
 //!   `warpspec-ir` with operands read by name;
 //! - [`diagnose`]: the findings one role's run reports;
@@ -36,6 +38,7 @@ macro_rules! val {
     };
 }
 
+mod access;
 mod control;
 mod diagnose;
 mod dsl;
@@ -47,7 +50,7 @@ mod value;
 
 pub use run::Run;
 pub use scan::{ArmInfo, is_math};
-pub use trace::{Event, EventKind, Scenario, Signal, Trace};
+pub use trace::{AsyncId, Event, EventKind, Scenario, Signal, Trace};
 
 /// Statements and expressions one run may evaluate.
 const RUN_STEPS: u32 = 60_000;

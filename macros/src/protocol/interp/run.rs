@@ -72,6 +72,13 @@ pub struct Run<'r, 'a> {
     pub(super) stores: Vec<Async>,
     /// Single-thread MMAs in issue order.
     pub(super) ummas: Vec<Async>,
+    /// MMA commits onto plain barriers (`arrive_on_mma_completion`): the bar, its stage, and
+    /// how many single-thread MMAs had been issued (the commit arrives once they complete).
+    pub(super) commits: Vec<(usize, usize, usize)>,
+    /// Single-thread MMAs whose completion an arrive has committed so far.
+    pub(super) committed: usize,
+    /// The last tensor-memory load not yet followed by an arrival.
+    pub(super) tmem_load: Option<usize>,
     /// Ring positions by endpoint.
     pub(super) pipes: HashMap<usize, PipeState>,
     /// Loops being run, outermost first.
@@ -105,6 +112,9 @@ impl<'r, 'a> Run<'r, 'a> {
             last_mma_wait: None,
             stores: Vec::new(),
             ummas: Vec::new(),
+            commits: Vec::new(),
+            committed: 0,
+            tmem_load: None,
             pipes: HashMap::new(),
             loops: Vec::new(),
             forced: None,
@@ -123,6 +133,8 @@ impl<'r, 'a> Run<'r, 'a> {
                 raw_tx: Vec::new(),
                 expects: Vec::new(),
                 sized: false,
+                infeasible: false,
+                wait_ld: Vec::new(),
             },
         }
     }
@@ -153,12 +165,15 @@ impl<'r, 'a> Run<'r, 'a> {
         });
         match flow {
             Flow::Return(_, at) => self.trace.exit = Some(self.an.loc(at)),
+            Flow::Abort if self.trace.infeasible => {}
             Flow::Abort => {
                 self.trace.aborted.get_or_insert("the run went past its step or loop budget");
             }
             _ => {}
         }
-        self.check_leaks(&Val::Unknown, func.body.close, "when the role ends");
+        if !self.trace.infeasible {
+            self.check_leaks(&Val::Unknown, func.body.close, "when the role ends");
+        }
         self.trace
     }
 
@@ -247,7 +262,7 @@ impl<'r, 'a> Run<'r, 'a> {
                 _ => String::new(),
             };
             let text = if receiver.is_empty() { method.to_string() } else { format!("{receiver}.{method}") };
-            Site { loc: an.loc(call.pos), text }
+            Site { loc: an.loc(call.pos), pos: call.pos, text }
         })
     }
 
@@ -268,6 +283,12 @@ impl<'r, 'a> Run<'r, 'a> {
 
     /// Records an operation of the trace.
     pub(super) fn event(&mut self, kind: EventKind, site: usize) {
+        if matches!(kind, EventKind::Arrive { .. } | EventKind::NamedArrive { .. } | EventKind::Sync { .. })
+            && let Some(load) = self.tmem_load.take()
+            && !self.trace.wait_ld.contains(&(load, site))
+        {
+            self.trace.wait_ld.push((load, site));
+        }
         let visit = self.visits.entry(site).or_insert(0);
         let event = Event { kind, site, visit: *visit };
         *visit += 1;
@@ -277,6 +298,12 @@ impl<'r, 'a> Run<'r, 'a> {
     /// Records a finding of this role's own code.
     pub(super) fn finding(&self, key: String, loc: Loc, message: String, bars: &[usize]) {
         self.an.findings.borrow_mut().local(key, loc, message, bars);
+    }
+
+    /// Shows site `site` with `label` beside the finding recorded under `key`.
+    pub(super) fn relate(&self, key: &str, site: usize, label: String) {
+        let loc = self.an.sites.borrow().loc(site);
+        self.an.findings.borrow_mut().relate(key, loc, label);
     }
 
     /// A value as an integer, if it can be one: atoms are sizes.

@@ -55,6 +55,44 @@ pub enum EventKind {
         /// The named barrier.
         named: usize,
     },
+    /// A read or write of an unguarded on-chip buffer (a tensor-memory tile or a shared
+    /// tile), by a synchronous copy or, until it completes, by an asynchronous operation.
+    Access {
+        /// The `#[shared]` field.
+        field: usize,
+        /// The element of an array field, when known.
+        elem: Option<i128>,
+        /// A write (else a read).
+        write: bool,
+        /// The asynchronous operation that performs it (`None`: done when issued).
+        pending: Option<AsyncId>,
+    },
+    /// An asynchronous operation of the instance completes: for its later operations, and
+    /// for every instance that synchronizes with them.
+    Complete {
+        /// The operation.
+        id: AsyncId,
+    },
+}
+
+/// Which asynchronous operation of an instance: its kind and its number among those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AsyncId {
+    /// The kind of operation.
+    pub kind: AsyncKind,
+    /// Its number among the instance's operations of that kind.
+    pub index: usize,
+}
+
+/// Kinds of asynchronous operations that read or write on-chip buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AsyncKind {
+    /// A `wgmma` group, complete at `mma_wait`.
+    Wgmma,
+    /// A `tcgen05.mma`, complete at its commit (an arrive on MMA completion).
+    Umma,
+    /// A TMA store, complete at `store_wait`.
+    Store,
 }
 
 /// One operation of a trace: what, where (the site), and how many times the instance had
@@ -112,4 +150,10 @@ pub struct Trace {
     pub expects: Vec<usize>,
     /// Whether a loop's trip count came from the scenario (a size or an open loop).
     pub sized: bool,
+    /// Whether an `assert!` of the role failed: the kernel does not run this scenario.
+    pub infeasible: bool,
+    /// Arrivals that follow a tensor-memory load (`tcgen05.ld`) with no arrival between:
+    /// the load's site and the arrival's. A lowering must wait for the load
+    /// (`tcgen05.wait::ld`) before such an arrival.
+    pub wait_ld: Vec<(usize, usize)>,
 }

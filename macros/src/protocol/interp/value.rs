@@ -15,6 +15,19 @@ pub(super) enum Owner {
     Token(usize),
     /// An unguarded on-chip buffer (field `0`).
     Buffer(usize),
+    /// Element `1` of an unguarded on-chip array (field `0`).
+    Element(usize, u32),
+}
+
+impl Owner {
+    /// The unguarded field it is part of, and the element when it is one.
+    pub(super) fn buffer(self) -> Option<(usize, Option<i128>)> {
+        match self {
+            Owner::Buffer(f) => Some((f, None)),
+            Owner::Element(f, i) => Some((f, Some(i128::from(i)))),
+            Owner::Token(_) => None,
+        }
+    }
 }
 
 /// A range as a `for` loop iterates it.

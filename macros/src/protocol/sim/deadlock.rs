@@ -54,7 +54,9 @@ impl Sim<'_, '_> {
                         self.cite(site),
                         self.scenario()
                     );
-                    self.global(format!("exit:{}", exit.line()), exit, message, &bars);
+                    let key = format!("exit:{}", exit.line());
+                    self.global(key.clone(), exit, message, &bars);
+                    self.relate(&key, site, format!("{} waits here for that arrival", self.who(i)));
                     return;
                 }
                 if let Some((d, skipped)) = trace
@@ -75,7 +77,9 @@ impl Sim<'_, '_> {
                         self.cite(site),
                         self.scenario()
                     );
-                    self.global(format!("skip:{}", d.loc.line()), d.loc, message, &bars);
+                    let key = format!("skip:{}", d.loc.line());
+                    self.global(key.clone(), d.loc, message, &bars);
+                    self.relate(&key, site, format!("{} waits here for that arrival", self.who(i)));
                     return;
                 }
             }
@@ -123,7 +127,9 @@ impl Sim<'_, '_> {
                 self.cite(site),
                 self.scenario()
             );
-            self.global(format!("under:{bar}"), loc, message, &[bar]);
+            let key = format!("under:{bar}");
+            self.global(key.clone(), loc, message, &[bar]);
+            self.relate(&key, site, format!("{} waits here forever", self.who(i)));
             return;
         }
         // 4. A cycle of waits.
@@ -222,13 +228,14 @@ impl Sim<'_, '_> {
         };
         let site = if first_waits == cycle.len() { span_site.or(first_site) } else { first_site };
         let Some(loc) = site.and_then(|s| self.loc(s)) else { return };
-        let message = format!("deadlock: {}; none can move{}.{hint}", steps.join("; "), self.scenario());
-        self.global(
-            format!("cycle:{}", bars.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")),
-            loc,
-            message,
-            &bars,
-        );
+        let message = format!("deadlock: {}, and none can move{}.{hint}", steps.join(", "), self.scenario());
+        let key = format!("cycle:{}", bars.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","));
+        self.global(key.clone(), loc, message, &bars);
+        for &i in cycle {
+            if let Some(&(_, block, site)) = waiting.iter().find(|w| w.0 == i) {
+                self.relate(&key, site, format!("{} waits here for {}", self.who(i), self.describe(block)));
+            }
+        }
     }
 
     /// Slots of a pipeline that instance `i`, blocked on `block`, holds when the ring has no
@@ -263,10 +270,12 @@ impl Sim<'_, '_> {
                     .unwrap_or_default();
                 let hint = if barrier.is_some_and(|s| s.ever == 0) && !others.is_empty() {
                     format!(
-                        "nothing ever arrives on {}: the arrivals go to index {}",
+                        "nothing ever arrives on {}: the arrivals go to index {}; wait on the index the arrivals go to (or arrive on this one)",
                         self.an.table.slot(bar, index),
                         others.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
                     )
+                } else if self.scen.v == 0 && self.insts.iter().any(|x| x.trace.sized) {
+                    "with no work (every run-time size 0) the other side hands over nothing: guard the work that waits with the condition its producer's loop has (`if k_tiles > 0 { .. }`), or, if the kernel never runs without work, state it (`assert!(k_tiles > 0)`)".to_string()
                 } else if b.is_some_and(|b| b.name.ends_with(".full") || b.name.ends_with(".empty")) {
                     "it waits for more slots than the other side hands over: make their loops agree".to_string()
                 } else {

@@ -1,0 +1,148 @@
+//! Races on unguarded on-chip buffers: two instances access one tensor-memory tile or shared
+//! tile, at least one writes, and neither access is ordered before the other by what the
+//! replay's vector clocks know. An asynchronous access (an MMA, a TMA store) lasts until it
+//! completes, so an access is ordered after it only through the completion (an `mma_wait`,
+//! `store_wait`, or the arrive that commits a `tcgen05.mma`) and what synchronizes with it.
+
+use std::collections::HashMap;
+
+use quote::ToTokens;
+use warpspec_hw::VectorClock;
+
+use super::super::interp::AsyncId;
+use super::Sim;
+
+/// Accesses the race check keeps per replay, at most.
+const MAX_ACCESSES: usize = 4096;
+
+/// One access as the replay performed it.
+pub(super) struct AccessRec {
+    /// The instance.
+    inst: usize,
+    /// The field and element.
+    field: (usize, Option<i128>),
+    /// A write.
+    write: bool,
+    /// The operation's site.
+    site: usize,
+    /// The instance's clock when it issued the access.
+    clock: VectorClock,
+    /// The instance's own time at which the access is over (`None`: never completed).
+    end: Option<u32>,
+    /// Performed by an asynchronous operation.
+    asynchronous: bool,
+}
+
+/// The accesses of one replay, and the asynchronous ones still running.
+#[derive(Default)]
+pub(super) struct Accesses {
+    /// Every access, in replay order.
+    list: Vec<AccessRec>,
+    /// Accesses of asynchronous operations not yet complete, by instance and operation.
+    running: HashMap<(usize, AsyncId), Vec<usize>>,
+}
+
+impl Sim<'_, '_> {
+    /// Instance `i` accesses `field` at `site`.
+    pub(super) fn access(
+        &mut self,
+        i: usize,
+        site: usize,
+        field: (usize, Option<i128>),
+        write: bool,
+        pending: Option<AsyncId>,
+    ) {
+        let now = self.tick(i);
+        if self.accesses.list.len() >= MAX_ACCESSES {
+            return;
+        }
+        let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
+        let end = if pending.is_some() { None } else { Some(now) };
+        let asynchronous = pending.is_some();
+        self.accesses.list.push(AccessRec { inst: i, field, write, site, clock, end, asynchronous });
+        if let Some(id) = pending {
+            let n = self.accesses.list.len() - 1;
+            self.accesses.running.entry((i, id)).or_default().push(n);
+        }
+    }
+
+    /// Instance `i`'s asynchronous operation `id` completes.
+    pub(super) fn complete(&mut self, i: usize, id: AsyncId) {
+        let now = self.tick(i);
+        for n in self.accesses.running.remove(&(i, id)).unwrap_or_default() {
+            if let Some(a) = self.accesses.list.get_mut(n) {
+                a.end = Some(now);
+            }
+        }
+    }
+
+    /// Reports the first race on each field.
+    pub(super) fn report_races(&mut self) {
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        let list = &self.accesses.list;
+        for (b, later) in list.iter().enumerate() {
+            for (a, earlier) in list.iter().enumerate().take(b) {
+                let same = earlier.field.0 == later.field.0
+                    && (earlier.field.1 == later.field.1 || earlier.field.1.is_none() || later.field.1.is_none());
+                if !same || earlier.inst == later.inst || !(earlier.write || later.write) {
+                    continue;
+                }
+                let after = |x: &AccessRec, y: &AccessRec| y.end.is_some_and(|e| x.clock.get(y.inst) >= e);
+                if after(later, earlier) || after(earlier, later) {
+                    continue;
+                }
+                if !found.iter().any(|&(x, _)| list.get(x).is_some_and(|r| r.field.0 == earlier.field.0)) {
+                    found.push((a, b));
+                }
+            }
+        }
+        for (a, b) in found {
+            self.report_race(a, b);
+        }
+    }
+
+    /// Reports the race between accesses `a` and `b` (later in the replay), at the
+    /// synchronous one when the other is asynchronous (the access to move), else at `b`.
+    fn report_race(&mut self, a: usize, b: usize) {
+        let (Some(mut x), Some(mut y)) = (self.accesses.list.get(a), self.accesses.list.get(b)) else { return };
+        if y.asynchronous && !x.asynchronous {
+            std::mem::swap(&mut x, &mut y);
+        }
+        let model = self.an.model;
+        let Some(field) = model.fields.get(x.field.0) else { return };
+        let tmem = field.ty.to_token_stream().to_string().contains("TmemTile");
+        let name = match x.field.1.or(y.field.1) {
+            Some(i) => format!("{}[{i}]", field.name),
+            None => field.name.to_string(),
+        };
+        let what = if tmem { format!("tensor-memory tile `{name}`") } else { format!("shared tile `{name}`") };
+        let verb = |r: &AccessRec| match (r.write, r.asynchronous) {
+            (true, true) => "writes (asynchronously, until the MMA's commit)",
+            (false, true) => "reads (asynchronously, until the operation completes)",
+            (true, false) => "writes",
+            (false, false) => "reads",
+        };
+        let help = if x.asynchronous && !x.write && !tmem {
+            "wait for the asynchronous read to complete (`mma_wait`/`store_wait`) and hand the tile over with a barrier before rewriting it"
+        } else if tmem && (x.write || y.write) && (x.asynchronous || y.asynchronous) {
+            "read the tile (`tmem_load`) before the arrive that hands it back to the MMA warp, and publish MMA results with `arrive_on_mma_completion`"
+        } else {
+            "order the two: the second should wait on a barrier the first arrives on after its access"
+        };
+        let message = format!(
+            "{} {} {what} at {} while {} {} it at {}, and nothing orders the two{}; {help}",
+            self.who(y.inst),
+            verb(y),
+            self.cite(y.site),
+            self.who(x.inst),
+            verb(x),
+            self.cite(x.site),
+            self.scenario(),
+        );
+        let Some(loc) = self.loc(y.site) else { return };
+        let key = format!("{}:{}", if tmem { "tmem" } else { "smem-race" }, x.field.0);
+        let (x_site, x_who) = (x.site, self.who(x.inst));
+        self.an.findings.borrow_mut().global(key.clone(), loc, message, &[]);
+        self.relate(&key, x_site, format!("{x_who}'s access, which nothing orders with this one"));
+    }
+}
