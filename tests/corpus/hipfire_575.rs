@@ -6,33 +6,9 @@
 //! Re-enacted: two warpgroups write partial sums into a shared `sdata` tile (`store_rows`),
 //! sync, read the broadcast (`load_rows`), then write their RoPE values into the same tile;
 //! the buggy twin has no barrier between the read and the reuse.
-
-/// The buggy twin: `sdata` is reused without a barrier after the broadcast read.
-#[warpspec::kernel]
-pub mod buggy {
-    use warpspec::prelude::*;
-
-    #[shared]
-    pub struct Smem {
-        sdata: Tile<f32, 64, 1>,
-    }
-
-    #[named_barrier(roles = [wave], threads = 256)]
-    pub struct Reduced;
-
-    #[role(warpgroups = 2, regs = 128)]
-    pub async fn wave(cx: &Ctx<'_, ()>, reduced: Named<'_, Reduced>, sdata: &Tile<f32, 64, 1>) {
-        let rows = cx.instance() * 32;
-        let partial = cx.row_vec::<32>(1.0);
-        cx.store_rows(&partial, sdata.rows::<32>(rows));
-        reduced.sync().await;
-        let sum = cx.load_rows(sdata); // @hipfire-575-read
-        let rope = cx.row_vec::<32>(0.5);
-        cx.store_rows(&rope, sdata.rows::<32>(rows)); // @hipfire-575-reuse
-        let out = cx.rows_scale(&sum, 2.0);
-        let _ = out;
-    }
-}
+//!
+//! This is the fixed twin; the buggy twin, which the checker rejects, is
+//! `tests/corpus/fail/hipfire_575.rs`.
 
 /// The fixed twin: a barrier between the broadcast read and the reuse.
 #[warpspec::kernel]

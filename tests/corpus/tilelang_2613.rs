@@ -8,41 +8,9 @@
 //! Re-enacted: two warpgroups each copy half the rows of a shared `a` (`store`), meet at a
 //! named barrier (the post-copy barrier the compiler did insert), run a `wgmma` over all of
 //! `a`, wait for it, and loop; the buggy twin has no loop-back barrier.
-
-/// The buggy twin: no loop-back barrier.
-#[warpspec::kernel]
-pub mod buggy {
-    use warpspec::prelude::*;
-
-    #[params]
-    pub struct Args {
-        pub c: Global<f32>,
-        pub k_tiles: usize,
-    }
-
-    #[shared]
-    pub struct Smem {
-        a: Tile<bf16, 64, 16>,
-        b: Tile<bf16, 16, 8>,
-    }
-
-    #[named_barrier(roles = [compute], threads = 256)]
-    pub struct Copied;
-
-    #[role(warpgroups = 2, regs = 232)]
-    pub async fn compute(cx: &Ctx<'_, Args>, copied: Named<'_, Copied>, a: &Tile<bf16, 64, 16>, b: &Tile<bf16, 16, 8>) {
-        let half = cx.instance() * 32;
-        let mut acc = cx.fragment::<64, 8>(0.0);
-        for k in 0..cx.args().k_tiles {
-            let values = cx.fragment::<32, 16>(k as f32);
-            cx.store(&values, a.rows::<32>(half)); // @tilelang-2613-copy
-            copied.sync().await;
-            let mma = cx.wgmma(&mut acc, a, b);
-            cx.mma_wait(mma, 0).await;
-        }
-        cx.store_global(&acc, &cx.args().c, &[0, 0]);
-    }
-}
+//!
+//! This is the fixed twin; the buggy twin, which the checker rejects, is
+//! `tests/corpus/fail/tilelang_2613.rs`.
 
 /// The fixed twin: both warp groups meet again after their MMA waits.
 #[warpspec::kernel]

@@ -15,9 +15,10 @@ impl Run<'_, '_> {
     /// Records that operation `op` at `site` reads (`write` false) or writes `v`, when `v`
     /// is an unguarded buffer; `pending` is the asynchronous operation doing it.
     pub(super) fn access(&mut self, site: usize, v: &Val, write: bool, pending: Option<AsyncId>) {
-        let Some((owner, _)) = self.tile_of(v) else { return };
+        let Some((owner, shape)) = self.tile_of(v) else { return };
         let Some((field, elem)) = owner.buffer() else { return };
-        self.event(EventKind::Access { field, elem, write, pending }, site);
+        let whole = shape.is_some() && shape == self.buffer_shape(field);
+        self.event(EventKind::Access { field, elem, write, whole, pending }, site);
     }
 
     /// The accesses of a synchronous copy `op` with operand values `src` and `dst`.

@@ -64,6 +64,9 @@ pub enum EventKind {
         elem: Option<i128>,
         /// A write (else a read).
         write: bool,
+        /// Whether the access covers the whole tile: a view narrowed with `rows`/`cols`
+        /// may cover any part of it, since the checker does not follow view offsets.
+        whole: bool,
         /// The asynchronous operation that performs it (`None`: done when issued).
         pending: Option<AsyncId>,
     },

@@ -3,6 +3,11 @@
 //! replay's vector clocks know. An asynchronous access (an MMA, a TMA store) lasts until it
 //! completes, so an access is ordered after it only through the completion (an `mma_wait`,
 //! `store_wait`, or the arrive that commits a `tcgen05.mma`) and what synchronizes with it.
+//!
+//! The checker does not follow the offsets of `rows`/`cols` views, so two accesses that both
+//! go through narrowed views may touch disjoint parts (each warpgroup its own rows): such a
+//! pair is left to the emulator's race detector, which compares the exact rectangles. A pair
+//! where one side covers the whole tile always overlaps and is reported here.
 
 use std::collections::HashMap;
 
@@ -23,6 +28,8 @@ pub(super) struct AccessRec {
     field: (usize, Option<i128>),
     /// A write.
     write: bool,
+    /// The access covers the whole tile (not a narrowed view).
+    whole: bool,
     /// The operation's site.
     site: usize,
     /// The instance's clock when it issued the access.
@@ -50,6 +57,7 @@ impl Sim<'_, '_> {
         site: usize,
         field: (usize, Option<i128>),
         write: bool,
+        whole: bool,
         pending: Option<AsyncId>,
     ) {
         let now = self.tick(i);
@@ -59,7 +67,7 @@ impl Sim<'_, '_> {
         let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
         let end = if pending.is_some() { None } else { Some(now) };
         let asynchronous = pending.is_some();
-        self.accesses.list.push(AccessRec { inst: i, field, write, site, clock, end, asynchronous });
+        self.accesses.list.push(AccessRec { inst: i, field, write, whole, site, clock, end, asynchronous });
         if let Some(id) = pending {
             let n = self.accesses.list.len() - 1;
             self.accesses.running.entry((i, id)).or_default().push(n);
@@ -84,7 +92,8 @@ impl Sim<'_, '_> {
             for (a, earlier) in list.iter().enumerate().take(b) {
                 let same = earlier.field.0 == later.field.0
                     && (earlier.field.1 == later.field.1 || earlier.field.1.is_none() || later.field.1.is_none());
-                if !same || earlier.inst == later.inst || !(earlier.write || later.write) {
+                let may_be_disjoint = !earlier.whole && !later.whole;
+                if !same || may_be_disjoint || earlier.inst == later.inst || !(earlier.write || later.write) {
                     continue;
                 }
                 let after = |x: &AccessRec, y: &AccessRec| y.end.is_some_and(|e| x.clock.get(y.inst) >= e);
