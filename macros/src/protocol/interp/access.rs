@@ -17,7 +17,12 @@ impl Run<'_, '_> {
     pub(super) fn access(&mut self, site: usize, v: &Val, write: bool, pending: Option<AsyncId>) {
         let Some((owner, shape)) = self.tile_of(v) else { return };
         let Some((field, elem)) = owner.buffer() else { return };
-        let whole = shape.is_some() && shape == self.buffer_shape(field);
+        // Narrowed only when both shapes are known and differ; an unknown shape counts as the
+        // whole tile, so the race check stays as strict as it can be.
+        let whole = match (shape, self.buffer_shape(field)) {
+            (Some(view), Some(tile)) => view == tile,
+            _ => true,
+        };
         self.event(EventKind::Access { field, elem, write, whole, pending }, site);
     }
 
