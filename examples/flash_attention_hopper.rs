@@ -3,14 +3,25 @@
 //! ```text
 //! cargo run --release --example flash_attention_hopper -- [--causal] [--arch h200] [--no-pingpong] [--no-overlap]
 //! cargo run --release --example flash_attention_hopper -- --ablations   # full, no ping-pong, no overlap, non-specialized
+//! cargo run --release --example flash_attention_hopper -- --target gpu [--ablations]   # checked and timed on a GPU
 //! ```
+//!
+//! `--target emu` (the default) checks on the emulator and times on the model; `--target model`
+//! only times on the model; `--target gpu` checks on the GPU (the kernel rendered to CUDA)
+//! and measures the timed problem there (burst and sustained, SM clock and power), each
+//! beside the model's prediction.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
+use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, Phase};
+use warpspec::gpu::{Cuda, CudaError};
 use warpspec_examples::attention::cli::{self, ProblemArgs, TimingArgs};
 use warpspec_examples::attention::hopper::{self, Variant};
-use warpspec_examples::cli::{self as shared, Arch, Given, Validate};
+use warpspec_examples::attention::round_to;
+use warpspec_examples::cli::{self as shared, Arch, Given, TargetKind, Validate};
+use warpspec_examples::reference::random_values;
 
 /// FA3-style flash attention: numerics on the emulator, time on the model.
 #[derive(Parser, Debug)]
@@ -29,11 +40,31 @@ struct Options {
     /// non-specialized kernel in which all warps do everything (no timeline is written).
     #[arg(long, conflicts_with_all = ["no_timing", "trace", "no_pingpong", "no_overlap"])]
     ablations: bool,
+    /// Where the kernel runs: `emu` (checked on the emulator, timed on the model), `model`
+    /// (timed on the model only) or `gpu` (checked and timed on a GPU, beside the model).
+    #[arg(long, value_enum, default_value_t = TargetKind::Emu)]
+    target: TargetKind,
+    /// Seconds of the sustained phase of a GPU measurement (`--target gpu`).
+    #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
+    sustained_s: f64,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.5..=600.0).contains(&s) => Ok(s),
+        _ => Err(format!("{text:?}: seconds from 0.5 to 600")),
+    }
 }
 
 impl Validate for Options {
-    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+    fn validate(&self, given: &Given<'_>) -> Result<(), String> {
         self.problem.validate()?;
+        if self.target != TargetKind::Gpu && given.has("sustained_s") {
+            return Err("--sustained-s applies to --target gpu only".into());
+        }
+        if self.target == TargetKind::Model && self.timing.no_timing {
+            return Err("--no-timing: --target model only times; there would be nothing to do".into());
+        }
         self.timing.validate()
     }
 }
@@ -43,12 +74,16 @@ fn main() -> ExitCode {
 }
 
 fn run(options: Options) -> Result<bool, String> {
+    if options.target == TargetKind::Gpu {
+        return run_on_gpu(&options);
+    }
     let variant = Variant { pingpong: !options.no_pingpong, overlap: !options.no_overlap };
     let small = options.problem.check_problem();
     println!("FA3-style flash attention: producer warpgroup, 2 consumer warpgroups");
-    let ok = cli::check_and_print(&format!(" ({variant})"), &small, |q, k, v| {
-        hopper::run(&small, variant, q, k, v).map(|(o, _)| o)
-    })?;
+    let ok = options.target == TargetKind::Model
+        || cli::check_and_print(&format!(" ({variant})"), &small, |q, k, v| {
+            hopper::run(&small, variant, q, k, v).map(|(o, _)| o)
+        })?;
     if options.timing.no_timing {
         return Ok(ok);
     }
@@ -57,17 +92,9 @@ fn run(options: Options) -> Result<bool, String> {
     let opts = options.timing.model.options();
     if options.ablations {
         println!("\n  {} on {}:", cli::describe(&problem), machine.name);
-        let variants = [
-            Some(Variant::FULL),
-            Some(Variant { pingpong: false, overlap: true }),
-            Some(Variant { pingpong: true, overlap: false }),
-            Some(Variant { pingpong: false, overlap: false }),
-            None,
-        ];
-        for variant in variants {
-            let name = variant.map_or("non-specialized".to_string(), |v| v.to_string());
+        for variant in hopper::ABLATIONS {
             let report = hopper::simulate(&problem, variant, &machine, &opts).map_err(|e| e.to_string())?;
-            println!("  {name:<20} {}", cli::timing_line(&problem, &report));
+            println!("  {:<20} {}", hopper::variant_name(variant), cli::timing_line(&problem, &report));
             println!("  {:<20} stalls: {}", "", cli::top_stalls(&report));
         }
         return Ok(ok);
@@ -78,6 +105,57 @@ fn run(options: Options) -> Result<bool, String> {
     println!("{report}");
     options.timing.write_trace(&report)?;
     Ok(ok)
+}
+
+/// `--target gpu`: the check problem on the GPU against f64, then the timed problem measured
+/// there (burst and sustained) beside the model's prediction for each variant.
+fn run_on_gpu(options: &Options) -> Result<bool, String> {
+    let cuda = Cuda::new(0).map_err(|e| e.to_string())?;
+    let variants: Vec<Option<Variant>> = if options.ablations {
+        hopper::ABLATIONS.to_vec()
+    } else {
+        vec![Some(Variant { pingpong: !options.no_pingpong, overlap: !options.no_overlap })]
+    };
+    println!("FA3-style flash attention on {}", cuda.gpu().name());
+    let small = options.problem.check_problem();
+    let mut ok = true;
+    for &v in &variants {
+        ok &= cli::check_and_print_on("gpu", &format!(" ({})", hopper::variant_name(v)), &small, |q, k, val| {
+            hopper::run_gpu(&cuda, &small, v, q, k, val)
+        })?;
+    }
+    if options.timing.no_timing || !ok {
+        return Ok(ok);
+    }
+    let problem = options.problem.problem();
+    let machine = options.timing.model.machine();
+    let opts = options.timing.model.options();
+    let config = BenchConfig { sustained: Duration::from_secs_f64(options.sustained_s), ..BenchConfig::default() };
+    let mut bench = Bench::new(cuda.gpu(), config).map_err(|e| e.to_string())?;
+    println!("\n  {} ({})", cli::describe(&problem), bench.telemetry());
+    let n = problem.elements();
+    let inputs: Vec<Vec<f32>> = (11..14).map(|seed| round_to(problem.dtype, &random_values(n, seed))).collect();
+    for &v in &variants {
+        let label = format!("{} {}", hopper::variant_name(v), cli::describe(&problem));
+        let (_, m) = hopper::with_gpu(&cuda, &problem, v, &inputs[0], &inputs[1], &inputs[2], |p| {
+            bench.measure(&label, Some(problem.flops()), || p.enqueue()).map_err(CudaError::Gpu)
+        })
+        .map_err(|e| e.to_string())?;
+        let report = hopper::simulate(&problem, v, &machine, &opts).map_err(|e| e.to_string())?;
+        println!("  {:<20} gpu burst     {}", hopper::variant_name(v), gpu_line(&m, &m.burst));
+        println!("  {:<20} gpu sustained {}", "", gpu_line(&m, &m.sustained));
+        println!("  {:<20} model         {}", "", cli::timing_line(&problem, &report));
+    }
+    Ok(ok)
+}
+
+/// Time, TFLOP/s, SM clock and power of one measured phase.
+fn gpu_line(m: &Measurement, p: &Phase) -> String {
+    let ms = p.steady_ms;
+    let tflops = m.tflops(ms).map_or("-".into(), |t| format!("{t:.0}"));
+    let clock = p.clocks.map_or("-".into(), |c| format!("{:.0}", c.sm_steady_mhz));
+    let power = p.power.map_or("-".into(), |w| format!("{:.0}", w.steady_w));
+    format!("{ms:.3} ms, {tflops} TFLOP/s at {clock} MHz, {power} W")
 }
 
 #[cfg(test)]
@@ -107,6 +185,17 @@ mod tests {
             let err = parse(flags).unwrap_err();
             assert!(err.contains("--ablations") && err.contains("cannot be used with"), "{flags:?}: {err}");
         }
+    }
+
+    #[test]
+    fn gpu_only_options_need_the_gpu_target() {
+        let err = parse(&["--sustained-s", "3"]).unwrap_err();
+        assert!(err.contains("--sustained-s applies to --target gpu only"), "{err}");
+        assert!(parse(&["--target", "gpu", "--sustained-s", "3"]).is_ok());
+        let err = parse(&["--target", "gpu", "--sustained-s", "0"]).unwrap_err();
+        assert!(err.contains("seconds from 0.5 to 600"), "{err}");
+        let err = parse(&["--target", "model", "--no-timing"]).unwrap_err();
+        assert!(err.contains("nothing to do"), "{err}");
     }
 
     #[test]

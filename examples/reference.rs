@@ -32,7 +32,13 @@ pub fn matmul_f64(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f64
 /// Error of `got` against `want`: the largest absolute error, and that error relative to
 /// the largest magnitude of `want`.
 pub fn errors(got: &[f32], want: &[f64]) -> (f64, f64) {
-    let max_err = got.iter().zip(want).map(|(g, w)| (f64::from(*g) - w).abs()).fold(0.0, f64::max);
+    // A missing or non-finite value (an element a kernel never wrote, poisoned with NaN) is
+    // an infinite error: `f64::max` alone would skip NaN.
+    let max_err = if got.len() != want.len() || got.iter().any(|g| !g.is_finite()) {
+        f64::INFINITY
+    } else {
+        got.iter().zip(want).map(|(g, w)| (f64::from(*g) - w).abs()).fold(0.0, f64::max)
+    };
     let scale = want.iter().map(|w| w.abs()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
     (max_err, max_err / scale)
 }

@@ -185,10 +185,20 @@ pub fn check_and_print<E: std::fmt::Display>(
     problem: &Problem,
     kernel: impl FnOnce(&[f32], &[f32], &[f32]) -> Result<Vec<f32>, E>,
 ) -> Result<bool, String> {
+    check_and_print_on("emulator", label, problem, kernel)
+}
+
+/// [`check_and_print`] on the target called `on` (`emulator`, `gpu`).
+pub fn check_and_print_on<E: std::fmt::Display>(
+    on: &str,
+    label: &str,
+    problem: &Problem,
+    kernel: impl FnOnce(&[f32], &[f32], &[f32]) -> Result<Vec<f32>, E>,
+) -> Result<bool, String> {
     let checked = check(problem, kernel)?;
     let ok = checked.rel_err < tolerance(problem.dtype);
     println!(
-        "  emulator  {}{label}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
+        "  {on:<8}  {}{label}: max error {:.2e} (relative {:.2e}) {} in {:.2} s",
         describe(problem),
         checked.max_err,
         checked.rel_err,

@@ -12,7 +12,9 @@
 //! Both can be switched off per launch ([`Variant`]) to measure what they are worth.
 
 use warpspec::Grid;
+use warpspec::dsl::Global;
 use warpspec::emu::{EmuError, EmuReport};
+use warpspec::gpu::{Cuda, CudaError, Prepared};
 use warpspec::report::SimReport;
 use warpspec::sim::{self, Machine, SimError, SimOptions};
 
@@ -43,6 +45,21 @@ impl std::fmt::Display for Variant {
             (false, false) => "neither",
         })
     }
+}
+
+/// The ablation study's rows: both techniques, each alone, neither, and the non-specialized
+/// baseline (`None`).
+pub const ABLATIONS: [Option<Variant>; 5] = [
+    Some(Variant::FULL),
+    Some(Variant { pingpong: false, overlap: true }),
+    Some(Variant { pingpong: true, overlap: false }),
+    Some(Variant { pingpong: false, overlap: false }),
+    None,
+];
+
+/// A row's name in the ablation table: the variant's, or `non-specialized`.
+pub fn variant_name(variant: Option<Variant>) -> String {
+    variant.map_or("non-specialized".to_string(), |v| v.to_string())
 }
 
 /// Stamps out the kernel for one element type and head dimension.
@@ -496,6 +513,67 @@ pub fn run_flat(problem: &Problem, q: &[f32], k: &[f32], v: &[f32]) -> Result<(V
         }};
     }
     by_format!(problem, launch, [flat_bf16_d64, flat_bf16_d128, flat_f16_d64, flat_f16_d128])
+}
+
+/// Prepares the kernel matching `problem` on the GPU (`variant: None`: the non-specialized
+/// baseline) over `q`, `k`, `v`, with the output filled with NaN so that an element the
+/// kernel does not write shows; runs `body` with the prepared launch (run it, time it),
+/// then copies `O` back. Returns `O` and what `body` returned.
+pub fn with_gpu<R>(
+    cuda: &Cuda,
+    problem: &Problem,
+    variant: Option<Variant>,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    body: impl FnOnce(&Prepared<'_>) -> Result<R, CudaError>,
+) -> Result<(Vec<f32>, R), CudaError> {
+    problem.check()?;
+    macro_rules! tensors {
+        ($elem:ty) => {{
+            let mut t = Tensors::<$elem>::new(problem, q, k, v)?;
+            let poison = vec![f32::NAN; problem.elements()];
+            t.o = Global::output_from_f32(&problem.shape(), &poison).expect("the shape of O");
+            t
+        }};
+    }
+    macro_rules! launch {
+        ($kernel:ident, $elem:ty, $t:ident => $args:expr) => {{
+            let $t = tensors!($elem);
+            let out = $t.o.clone();
+            let args = $args;
+            let prepared = cuda.prepare::<$kernel::Kernel>(grid(problem), &args)?;
+            let r = body(&prepared)?;
+            prepared.finish()?;
+            Ok((out.to_f32_vec().unwrap_or_default(), r))
+        }};
+    }
+    macro_rules! specialized {
+        ($kernel:ident, $elem:ty) => {
+            launch!($kernel, $elem, t => $kernel::args(problem, t, variant.unwrap_or(Variant::FULL)))
+        };
+    }
+    macro_rules! flat {
+        ($kernel:ident, $elem:ty) => {
+            launch!($kernel, $elem, t => $kernel::args(problem, t))
+        };
+    }
+    match variant {
+        Some(_) => by_format!(problem, specialized, [fa3_bf16_d64, fa3_bf16_d128, fa3_f16_d64, fa3_f16_d128]),
+        None => by_format!(problem, flat, [flat_bf16_d64, flat_bf16_d128, flat_f16_d64, flat_f16_d128]),
+    }
+}
+
+/// Runs the kernel matching `problem` once on the GPU; returns `O`.
+pub fn run_gpu(
+    cuda: &Cuda,
+    problem: &Problem,
+    variant: Option<Variant>,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+) -> Result<Vec<f32>, CudaError> {
+    with_gpu(cuda, problem, variant, q, k, v, |p| p.run().map(drop)).map(|(o, ())| o)
 }
 
 /// Times the kernel matching `problem` on `machine` (shape only: no data, no arithmetic);

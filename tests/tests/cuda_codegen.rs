@@ -9,6 +9,7 @@
 use warpspec::gpu::codegen::{self, Generated};
 use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
 use warpspec::ir::Kernel as Ir;
+use warpspec_examples::attention::hopper as fa;
 use warpspec_examples::gemm::ws_gemm;
 use warpspec_examples::gemm_tradeoff as t;
 
@@ -48,15 +49,40 @@ fn buildable() -> Vec<&'static Ir> {
     ]
 }
 
+/// The Hopper attention kernels: FA3-style and the non-specialized baseline, bf16 and f16,
+/// head dimensions 64 and 128.
+fn attention() -> Vec<&'static Ir> {
+    kernels![
+        fa::fa3_bf16_d64::Kernel,
+        fa::fa3_bf16_d128::Kernel,
+        fa::fa3_f16_d64::Kernel,
+        fa::fa3_f16_d128::Kernel,
+        fa::flat_bf16_d64::Kernel,
+        fa::flat_bf16_d128::Kernel,
+        fa::flat_f16_d64::Kernel,
+        fa::flat_f16_d128::Kernel,
+    ]
+}
+
 fn generate(k: &Ir) -> Generated {
     codegen::generate(k).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
 fn every_gemm_kernel_compiles_within_its_budget() {
-    let kernels = buildable();
+    compile_within_budget("every_gemm_kernel_compiles_within_its_budget", &buildable());
+}
+
+#[test]
+fn every_attention_kernel_compiles_within_its_budget() {
+    compile_within_budget("every_attention_kernel_compiles_within_its_budget", &attention());
+}
+
+/// Renders, compiles for sm_90a and checks ptxas' report of every kernel: no spills, no
+/// stack frame, registers within the roles' budget, `setmaxnreg` honoured.
+fn compile_within_budget(test: &str, kernels: &[&Ir]) {
     let generated: Vec<Generated> = kernels.iter().map(|k| generate(k)).collect();
-    if !nvrtc_available("every_gemm_kernel_compiles_within_its_budget") {
+    if !nvrtc_available(test) {
         return;
     }
     for g in &generated {
@@ -79,6 +105,11 @@ fn a_256_row_f32_accumulator_per_warpgroup_is_refused() {
     let e = codegen::generate(t::ws_256x256_p4::Kernel::ir()).expect_err("256 registers per thread do not fit");
     let msg = e.to_string();
     assert!(msg.contains("ws_256x256_p4") && msg.contains("sm_90a") && msg.contains("registers"), "{msg}");
+}
+
+#[test]
+fn fa3_source() {
+    insta::assert_snapshot!(generate(fa::fa3_bf16_d128::Kernel::ir()).source);
 }
 
 #[test]

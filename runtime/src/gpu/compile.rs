@@ -106,10 +106,11 @@ pub struct Compiled {
 impl Compiled {
     /// Resources of `kernel`, or [`GpuError::NoResourceReport`].
     pub fn resources(&self, kernel: &str) -> Result<&KernelResources, GpuError> {
-        self.kernels
-            .iter()
-            .find(|k| k.kernel == kernel)
-            .ok_or_else(|| GpuError::NoResourceReport { kernel: kernel.to_string() })
+        self.kernels.iter().find(|k| k.kernel == kernel).ok_or_else(|| GpuError::NoResourceReport {
+            kernel: kernel.to_string(),
+            reported: self.kernels.iter().map(|k| k.kernel.clone()).collect(),
+            log_head: self.log.chars().take(400).collect(),
+        })
     }
 
     /// ptxas and NVRTC warnings in the log (e.g. C7508: `setmaxnreg` ignored).

@@ -30,6 +30,10 @@ pub enum GpuError {
     NoResourceReport {
         /// The kernel that was looked up.
         kernel: String,
+        /// The kernels the log does report.
+        reported: Vec<String>,
+        /// The start of the log.
+        log_head: String,
     },
     /// A tensor-map or launch argument failed validation before reaching the driver.
     InvalidArgument(String),
@@ -65,8 +69,12 @@ impl fmt::Display for GpuError {
                 write!(f, "NVRTC could not compile {program}: {}", first.trim())
             }
             GpuError::OverBudget { kernel, what } => write!(f, "kernel {kernel} is over its budget: {what}"),
-            GpuError::NoResourceReport { kernel } => {
-                write!(f, "the compile log has no resource report for kernel {kernel}")
+            GpuError::NoResourceReport { kernel, reported, log_head } => {
+                write!(
+                    f,
+                    "the compile log has no resource report for kernel {kernel} (it reports [{}]; log begins {log_head:?})",
+                    reported.join(", ")
+                )
             }
             GpuError::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
             GpuError::Driver { call, error } => write!(f, "{call} failed: {error}"),

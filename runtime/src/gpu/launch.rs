@@ -4,6 +4,7 @@ use super::GpuError;
 use super::compile::Compiled;
 use super::context::{Gpu, Inner};
 use super::error::{describe_driver, driver as driver_err};
+use super::resources::KernelResources;
 use super::tensor_map::TensorMap;
 use cudarc::driver::{result, sys};
 use std::ffi::{CString, c_void};
@@ -51,6 +52,31 @@ impl Kernel {
     /// The entry function's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The kernel's resources as the driver reports them for the loaded CUBIN: registers per
+    /// thread, local memory per thread (stack frame and spills together, reported as
+    /// `stack_frame`) and static shared memory. For a CUBIN whose ptxas report is missing
+    /// from NVRTC's log (NVRTC serves a program it compiled before from its cache without
+    /// running ptxas again).
+    pub fn driver_resources(&self) -> Result<KernelResources, GpuError> {
+        use sys::CUfunction_attribute as A;
+        let get = |attr: A, what: &'static str| -> Result<u32, GpuError> {
+            // SAFETY: `func` is a live function handle (its module is held by `self`).
+            let v = unsafe { result::function::get_function_attribute(self.func, attr) }
+                .map_err(|e| driver_err(what, e))?;
+            Ok(u32::try_from(v).unwrap_or(0))
+        };
+        let registers = get(A::CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute(NUM_REGS)")?;
+        let local = get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")?;
+        let shared = get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "cuFuncGetAttribute(SHARED_SIZE_BYTES)")?;
+        Ok(KernelResources {
+            kernel: self.name.clone(),
+            registers,
+            stack_frame: local,
+            static_smem: shared,
+            ..KernelResources::default()
+        })
     }
 }
 

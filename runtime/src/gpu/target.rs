@@ -155,10 +155,16 @@ impl Cuda {
         let generated = codegen::generate(ir)?;
         let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), Arch::Sm90a);
         let compiled = compile(&program)?;
-        let resources = compiled.resources(&generated.entry)?.clone();
-        resources.check(&ResourceBudget::strict(generated.register_budget()))?;
+        let reported = compiled.resources(&generated.entry).cloned();
         let module = self.gpu.load(compiled)?;
         let kernel = self.gpu.kernel(&module, &generated.entry)?;
+        let resources = match reported {
+            Ok(r) => r,
+            // NVRTC served the program from its cache without ptxas' report: ask the driver.
+            Err(GpuError::NoResourceReport { .. }) => kernel.driver_resources()?,
+            Err(e) => return Err(e.into()),
+        };
+        resources.check(&ResourceBudget::strict(generated.register_budget()))?;
         let loaded = Arc::new(Loaded { generated, kernel, resources });
         if let Ok(mut map) = self.loaded.lock() {
             map.insert(ir.name.clone(), loaded.clone());
@@ -189,19 +195,21 @@ impl Cuda {
                 }
             };
             match slot {
-                ParamSlot::Map { global: name, rows, cols, swizzle } => {
+                ParamSlot::Map { global: name, rank, rows, cols, swizzle } => {
                     let g = global(name)?;
                     let address = self.upload(&mut buffers, name, g)?;
                     let elem = elem_type(g.dtype());
                     let shape: Vec<u64> = g.shape().iter().map(|&d| d as u64).collect();
-                    if shape.len() != 2 {
+                    if shape.len() != *rank {
                         return Err(CudaError::Argument(format!(
-                            "`{name}` has shape {:?}; the kernel reads it in 2-D tiles",
+                            "`{name}` has shape {:?}; the kernel reads it with {rank} coordinates",
                             g.shape()
                         )));
                     }
                     let swizzle = if *swizzle == 64 { Swizzle::B64 } else { Swizzle::B128 };
-                    let spec = TensorMapSpec::row_major(elem, &shape, &[*rows, *cols], swizzle);
+                    let mut boxes = vec![1u32; rank.saturating_sub(2)];
+                    boxes.extend([*rows, *cols]);
+                    let spec = TensorMapSpec::row_major(elem, &shape, &boxes, swizzle);
                     args.push(KernelArg::TensorMap(spec.encode(address)?));
                 }
                 ParamSlot::Pointer { global: name } => {

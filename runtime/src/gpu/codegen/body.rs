@@ -34,6 +34,15 @@ pub(crate) struct Frag {
     pub cols: u32,
 }
 
+/// A row vector (one value per fragment row): `float var[rows / 64][2]`, this thread's two
+/// rows of each 64-row block (`acc_row(0)` and `acc_row(2)`), the same in the four lanes of
+/// a quad.
+#[derive(Clone, Debug)]
+pub(crate) struct Rows {
+    pub var: String,
+    pub rows: u32,
+}
+
 /// What a Rust value is on the device.
 #[derive(Clone, Debug)]
 pub(crate) enum Val {
@@ -65,6 +74,7 @@ pub(crate) enum Val {
     },
     View(View),
     Frag(Frag),
+    Rows(Rows),
     Mma,
     Unit,
 }
@@ -85,6 +95,7 @@ impl Val {
             Val::Slot { .. } | Val::Full { .. } => "a pipeline token",
             Val::View(_) => "a tile view",
             Val::Frag(_) => "a fragment",
+            Val::Rows(_) => "a row vector",
             Val::Mma => "an MMA group",
             Val::Unit => "nothing",
         }
@@ -163,8 +174,11 @@ pub(crate) struct Body<'a> {
     indent: usize,
     scopes: Vec<HashMap<String, Val>>,
     declared: Vec<BTreeSet<String>>,
-    /// Fragments of the role, fenced around MMAs.
-    pub frags: Vec<Frag>,
+    /// Register arrays in scope (fragments, `wgmma` register operands), fenced around
+    /// MMAs: the C++ scope depth each was declared at, and its name.
+    pub fenced: Vec<(usize, String)>,
+    /// Packed `wgmma` A operands in registers, fenced until a wait retires every MMA group.
+    pub operands: Vec<(usize, String)>,
     tmp: u32,
     inlining: Vec<String>,
 }
@@ -179,7 +193,8 @@ impl<'a> Body<'a> {
             indent: 1,
             scopes: vec![HashMap::new()],
             declared: vec![BTreeSet::new()],
-            frags: Vec::new(),
+            fenced: Vec::new(),
+            operands: Vec::new(),
             tmp: 0,
             inlining: Vec::new(),
         }
@@ -216,8 +231,29 @@ impl<'a> Body<'a> {
         c
     }
 
+    /// Registers `var` (a register array declared in the current C++ scope) to be fenced
+    /// around MMAs while it is in scope.
+    pub fn fence_later(&mut self, var: &str) {
+        self.fenced.push((self.depth(), var.to_string()));
+    }
+
+    /// The C++ scope depth (blocks open).
+    pub fn depth(&self) -> usize {
+        self.declared.len()
+    }
+
     fn lookup(&self, name: &str) -> Option<Val> {
         self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    /// Opens a C++ block `head {` with its own scope.
+    pub fn open_block(&mut self, head: impl AsRef<str>) {
+        self.open(head);
+    }
+
+    /// Closes the innermost C++ block.
+    pub fn close_block(&mut self) {
+        self.close("");
     }
 
     fn open(&mut self, head: impl AsRef<str>) {
@@ -230,6 +266,9 @@ impl<'a> Body<'a> {
     fn close(&mut self, tail: &str) {
         self.scopes.pop();
         self.declared.pop();
+        let depth = self.declared.len();
+        self.fenced.retain(|(d, _)| *d <= depth);
+        self.operands.retain(|(d, _)| *d <= depth);
         self.indent -= 1;
         self.line(format!("}}{tail}"));
     }
@@ -244,6 +283,16 @@ impl<'a> Body<'a> {
                     };
                     if local.diverge.is_some() {
                         return unsupported(s.pos.line, "`let .. else`");
+                    }
+                    if let (PatKind::Tuple(pats), ExprKind::Tuple(inits)) = (&local.pat.kind, &init.kind)
+                        && pats.len() == inits.len()
+                    {
+                        // `let (a, b) = (x, y);`: element by element.
+                        let vals = inits.iter().map(|e| self.expr(e)).collect::<Result<Vec<_>, _>>()?;
+                        for (p, v) in pats.iter().zip(vals) {
+                            self.let_pat(p, v)?;
+                        }
+                        continue;
                     }
                     let v = self.expr(init)?;
                     self.let_pat(&local.pat, v)?;
@@ -340,6 +389,15 @@ impl<'a> Body<'a> {
             }
             ExprKind::Lit(Lit::Bool(b)) => Ok(Val::Bool(b.to_string())),
             ExprKind::Path(p) => {
+                if let [ty, c] = p.segments.as_slice()
+                    && matches!(ty.name.as_str(), "f32" | "f64")
+                {
+                    return match c.name.as_str() {
+                        "NEG_INFINITY" => Ok(Val::Float("wsg::neg_inf()".into())),
+                        "INFINITY" => Ok(Val::Float("wsg::pos_inf()".into())),
+                        other => unsupported(line, format!("the constant `{}::{other}`", ty.name)),
+                    };
+                }
                 let Some(name) = p.ident() else {
                     return unsupported(line, "a path that is not a local or a constant");
                 };
@@ -361,6 +419,7 @@ impl<'a> Body<'a> {
                 Ok(Val::Unit)
             }
             ExprKind::Cast { expr, .. } => self.expr(expr),
+            ExprKind::Unary { op: UnOp::Deref, expr } => self.expr(expr),
             ExprKind::Unary { op, expr } => match (op, self.expr(expr)?) {
                 (UnOp::Not, Val::Bool(b)) => Ok(Val::Bool(format!("!{b}"))),
                 (UnOp::Neg, Val::Int(i)) => Ok(Val::Int(format!("(-{i})"))),
@@ -379,6 +438,12 @@ impl<'a> Body<'a> {
                     }
                     (Val::Slot { stage: a, .. }, Val::Slot { stage: b, .. })
                     | (Val::Full { stage: a, .. }, Val::Full { stage: b, .. }) => self.line(format!("{a} = {b};")),
+                    (Val::Frag(a), Val::Frag(b)) if (a.rows, a.cols) == (b.rows, b.cols) => {
+                        self.line(format!("wsg::copy({}, {});  // line {line}", a.var, b.var));
+                    }
+                    (Val::Rows(a), Val::Rows(b)) if a.rows == b.rows => {
+                        self.line(format!("wsg::copy({}, {});  // line {line}", a.var, b.var));
+                    }
                     (Val::Mma, Val::Mma) => self.line(format!(
                         "// line {line}: an MMA group is a position in wgmma's group queue; nothing to copy"
                     )),
@@ -395,6 +460,9 @@ impl<'a> Body<'a> {
                 Ok(Val::Unit)
             }
             ExprKind::If { cond, then, els } => {
+                if let Some(v) = self.select(cond, then, els.as_deref())? {
+                    return Ok(v);
+                }
                 let Val::Bool(c) = self.expr(cond)? else {
                     return unsupported(line, "an `if` whose condition is not a flag (`if let`?)");
                 };
@@ -484,6 +552,26 @@ impl<'a> Body<'a> {
         let last = self.declared.pop().unwrap_or_default();
         // keep the loop variable names reserved in the enclosing C++ scope of the loop header
         self.declared.last_mut().expect("a scope").extend(last);
+    }
+
+    /// `if c { a } else { b }` whose branches are scalars computed without statements, as
+    /// `(c ? a : b)`; `None` (nothing emitted) for any other `if`.
+    fn select(&mut self, cond: &Expr, then: &Block, els: Option<&Expr>) -> Result<Option<Val>, Unsupported> {
+        let Some(ExprKind::Block { label: None, block: els }) = els.map(|e| &e.kind) else { return Ok(None) };
+        let (Some(a), Some(b)) = (then.sole_expr(), els.sole_expr()) else { return Ok(None) };
+        let (mark, fenced) = (self.out.len(), self.fenced.len());
+        let vals = (self.expr(cond), self.expr(a), self.expr(b));
+        if self.out.len() != mark || self.fenced.len() != fenced {
+            self.out.truncate(mark);
+            self.fenced.truncate(fenced);
+            return Ok(None);
+        }
+        Ok(match vals {
+            (Ok(Val::Bool(c)), Ok(Val::Int(a)), Ok(Val::Int(b))) => Some(Val::Int(format!("({c} ? {a} : {b})"))),
+            (Ok(Val::Bool(c)), Ok(Val::Float(a)), Ok(Val::Float(b))) => Some(Val::Float(format!("({c} ? {a} : {b})"))),
+            (Ok(Val::Bool(c)), Ok(Val::Bool(a)), Ok(Val::Bool(b))) => Some(Val::Bool(format!("({c} ? {a} : {b})"))),
+            _ => None,
+        })
     }
 
     fn if_chain(&mut self, cond: &str, then: &Block, els: Option<&Expr>) -> Result<(), Unsupported> {
@@ -588,16 +676,29 @@ impl<'a> Body<'a> {
             vals.push(self.expr(a)?);
         }
         self.line(format!("// line {line}: {name}(..), inlined (declared at line {})", f.pos.line));
-        self.open("");
+        // Inlined into the caller's C++ scope (its names kept unique there), so that the
+        // value it returns, and what that value refers to, outlive the call.
+        self.scopes.push(HashMap::new());
         for (param, v) in f.params.iter().zip(vals) {
             self.let_pat(&param.pat, v)?;
         }
         self.inlining.push(name);
-        let body = f.body.clone();
+        let mut body = f.body.clone();
+        let tail = match body.stmts.last().map(|s| &s.kind) {
+            Some(StmtKind::Expr { semi: false, .. }) if f.ret.is_some() => match body.stmts.pop().map(|s| s.kind) {
+                Some(StmtKind::Expr { expr, .. }) => Some(expr),
+                _ => None,
+            },
+            _ => None,
+        };
         self.block_stmts(&body)?;
+        let value = match tail {
+            Some(t) => self.expr(&t)?,
+            None => Val::Unit,
+        };
         self.inlining.pop();
-        self.close("");
-        Ok(Val::Unit)
+        self.scopes.pop();
+        Ok(value)
     }
 }
 

@@ -14,6 +14,8 @@
 
 mod body;
 mod error;
+mod math;
+mod mma;
 mod ops;
 mod plan;
 
@@ -33,11 +35,14 @@ const PRELUDE: &str = include_str!("prelude.cuh");
 /// One parameter of the generated entry function, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamSlot {
-    /// `const __grid_constant__ ws::TensorMap`: the global `global` read in boxes of `rows x
-    /// cols` elements, with a `swizzle`-byte swizzle (64 or 128).
+    /// `const __grid_constant__ ws::TensorMap`: the global `global`, of `rank` dimensions,
+    /// read in boxes of `rows x cols` elements of its two innermost (one element of each
+    /// outer dimension), with a `swizzle`-byte swizzle (64 or 128).
     Map {
         /// The `#[params]` field.
         global: String,
+        /// Dimensions of the global (2 to 4).
+        rank: usize,
         /// Box rows.
         rows: u32,
         /// Box columns.
@@ -178,7 +183,7 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
     src.push_str(PRELUDE);
     let _ = writeln!(src, "\nnamespace {}_roles {{\n", k.name);
     for name in &plan.const_order {
-        let _ = writeln!(src, "constexpr int {name} = {};", plan.consts[name]);
+        let _ = writeln!(src, "[[maybe_unused]] constexpr int {name} = {};", plan.consts[name]);
     }
     let _ = writeln!(src, "\n/// The launch arguments.\nstruct Params {{\n{fields}}};\n");
     let _ = writeln!(src, "/// Shared memory: tiles (1024-byte aligned) and mbarriers.\nstruct Shared {{");
@@ -231,18 +236,18 @@ fn signature(plan: &Plan, uses: &mut Uses) -> Result<(Vec<String>, Vec<ParamSlot
     for p in &plan.params {
         match p {
             ParamPlan::Global { name, elem } => {
+                let rank = uses.ranks.get(name).copied().unwrap_or(0);
                 if let Some(&(rows, cols, swizzle)) = uses.maps.get(name) {
                     decls.push(format!("const __grid_constant__ ws::TensorMap {name}_map"));
-                    slots.push(ParamSlot::Map { global: name.clone(), rows, cols, swizzle });
+                    slots.push(ParamSlot::Map { global: name.clone(), rank, rows, cols, swizzle });
                     let _ = writeln!(fields, "    const ws::TensorMap* {name}_map;");
                 }
                 if uses.pointers.contains(name) {
-                    let ty = if *elem == plan::Elem::F32 { "float" } else { "void" };
+                    let ty = elem.storage();
                     decls.push(format!("{ty}* {name}"));
                     slots.push(ParamSlot::Pointer { global: name.clone() });
                     let _ = writeln!(fields, "    {ty}* {name};  // {}", elem.cpp());
                 }
-                let rank = uses.ranks.get(name).copied().unwrap_or(0);
                 for axis in 0..rank {
                     decls.push(format!("int {name}_shape{axis}"));
                     slots.push(ParamSlot::Extent { global: name.clone(), axis });

@@ -3,17 +3,14 @@
 //! fragments in the accumulator layout and their stores. Each rendered op is preceded by a
 //! comment with its Rust source line.
 
-use warpspec_ir::{Expr, ExprKind, Op};
+use warpspec_ir::{Class, Expr, ExprKind, Op};
 
 use super::body::{Body, Frag, Val, View};
 use super::error::{Unsupported, unsupported};
 
-/// wgmma's N extents with a generated variant in the device library.
-const WGMMA_N: [u32; 8] = [8, 16, 32, 64, 96, 128, 192, 256];
-
 impl Body<'_> {
     /// Operand `name` of the op `e`, rendered.
-    fn operand(&mut self, e: &Expr, name: &str) -> Result<Val, Unsupported> {
+    pub(super) fn operand(&mut self, e: &Expr, name: &str) -> Result<Val, Unsupported> {
         match e.kind.operand(name) {
             Some(o) => self.expr(o),
             None => unsupported(e.pos.line, format!("operand `{name}` is missing")),
@@ -66,9 +63,8 @@ impl Body<'_> {
                 ));
                 self.line(format!("float {var}[{}][{}];", rows / 64, cols / 2));
                 self.line(format!("wsg::fill({var}, {v});"));
-                let f = Frag { var, rows, cols };
-                self.frags.push(f.clone());
-                Ok(Val::Frag(f))
+                self.fence_later(&var);
+                Ok(Val::Frag(Frag { var, rows, cols }))
             }
             (Op::Acquire, Val::Producer { pipe, state }) => {
                 let p = &self.plan.pipelines[pipe];
@@ -123,7 +119,9 @@ impl Body<'_> {
                 Ok(Val::Unit)
             }
             (Op::TmaLoad, Val::Ctx) => self.tma_load(e),
-            (Op::Wgmma, Val::Ctx) => self.wgmma(e),
+            (Op::Wgmma, Val::Ctx) => self.wgmma(e, false),
+            (Op::WgmmaRs, Val::Ctx) => self.wgmma(e, true),
+            (op, Val::Ctx) if op.class() == Class::FragmentMath || op == Op::RowVec => self.math(op, e, generics),
             (Op::MmaWait, Val::Ctx) => {
                 let Some(n) = e.kind.operand("in_flight").and_then(|o| self.plan.value(o)) else {
                     return unsupported(line, "`mma_wait` with a count that is not a constant");
@@ -131,6 +129,10 @@ impl Body<'_> {
                 self.line(format!("// line {line}: wait until at most {n} wgmma groups are in flight"));
                 self.line(format!("ws::wgmma_wait<{n}>();"));
                 self.fence_frags();
+                if n == 0 {
+                    // Every group has retired: the register operands are free.
+                    self.operands.clear();
+                }
                 Ok(Val::Unit)
             }
             (Op::StoreGlobal, Val::Ctx) => self.store_global(e),
@@ -154,8 +156,8 @@ impl Body<'_> {
 
     /// `wsg::fence(frag)` for each fragment of the role: no access moves across a wgmma
     /// fence or wait.
-    fn fence_frags(&mut self) {
-        let frags: Vec<String> = self.frags.iter().map(|f| f.var.clone()).collect();
+    pub(super) fn fence_frags(&mut self) {
+        let frags: Vec<String> = self.fenced.iter().chain(&self.operands).map(|(_, v)| v.clone()).collect();
         for f in frags {
             self.line(format!("wsg::fence({f});"));
         }
@@ -203,8 +205,9 @@ impl Body<'_> {
         if v.transposed || v.rows != f.rows || v.row0 != "0" {
             return unsupported(line, "`tma_load` into part of a tile");
         }
-        if coords.len() != 2 {
-            return unsupported(line, format!("a {}-dimensional TMA load; 2 dimensions are rendered", coords.len()));
+        let rank = coords.len();
+        if !(2..=4).contains(&rank) {
+            return unsupported(line, format!("a {rank}-dimensional TMA load; 2 to 4 dimensions are rendered"));
         }
         let elem_ok = self
             .plan
@@ -223,16 +226,24 @@ impl Body<'_> {
                 format!("`{g}` is loaded in boxes of two shapes; one tensor map per global is rendered"),
             );
         }
-        self.uses.rank(&g, 2);
+        self.uses.rank(&g, rank);
         let pipe_name = self.plan.pipelines[pipe].name.clone();
-        let (row, col) = (&coords[0], &coords[1]);
-        self.line(format!("// line {line}: cx.tma_load({g} at [{row}, {col}] -> {}, on `{pipe_name}`)", f.name));
+        let (row, col) = (&coords[rank - 2], &coords[rank - 1]);
+        // TMA takes coordinates innermost first: column, row, then the outer dimensions.
+        let outer: String = coords[..rank - 2].iter().rev().map(|c| format!(", {c}")).collect();
+        self.line(format!(
+            "// line {line}: cx.tma_load({g} at [{}] -> {}, on `{pipe_name}`)",
+            coords.join(", "),
+            f.name
+        ));
         self.open_leader();
         for panel in 0..f.layout.panels {
             let dst =
                 format!("S.{} + {} * {}u + {}u", f.name, v.stage, f.stage_bytes, panel * f.rows * f.layout.row_bytes);
             let c = if panel == 0 { col.clone() } else { format!("{col} + {}", panel * f.layout.panel_cols) };
-            self.line(format!("ws::tma_load_2d({dst}, P.{g}_map, &S.{pipe_name}_full[{stage}], {c}, {row});"));
+            self.line(format!(
+                "ws::tma_load_{rank}d({dst}, P.{g}_map, &S.{pipe_name}_full[{stage}], {c}, {row}{outer});"
+            ));
         }
         self.close_leader();
         Ok(Val::Unit)
@@ -248,89 +259,6 @@ impl Body<'_> {
         self.line("}");
     }
 
-    /// `cx.wgmma(acc, a, b)`: fence, one `wgmma.mma_async` per k16 step and 64-row block,
-    /// commit. A is read K-major; B K-major when it is a transposed view (`b.t()` of an
-    /// `N x K` tile), N-major (`tnspB = 1`) when it is a `K x N` tile.
-    fn wgmma(&mut self, e: &Expr) -> Result<Val, Unsupported> {
-        let line = e.pos.line;
-        let Val::Frag(acc) = self.operand(e, "acc")? else {
-            return unsupported(line, "`wgmma` into something other than a fragment");
-        };
-        let (Val::View(a), Val::View(b)) = (self.operand(e, "a")?, self.operand(e, "b")?) else {
-            return unsupported(line, "`wgmma` of operands that are not shared tiles");
-        };
-        let (fa, fb) = (self.plan.fields[a.field].clone(), self.plan.fields[b.field].clone());
-        let Some(ty) = fa.elem.mma().filter(|_| fa.elem == fb.elem) else {
-            return unsupported(line, "`wgmma` needs both operands bf16 or both f16");
-        };
-        if a.transposed {
-            return unsupported(line, "`wgmma` with a transposed A (M-major) operand");
-        }
-        let (k, n) = if b.transposed { (b.cols, b.rows) } else { (b.rows, b.cols) };
-        if a.cols != k || a.rows != acc.rows || n != acc.cols || a.rows % 64 != 0 || k % 16 != 0 {
-            return unsupported(
-                line,
-                format!("`wgmma` of {} x {} by {k} x {n} into a {} x {} fragment", a.rows, a.cols, acc.rows, acc.cols),
-            );
-        }
-        if !WGMMA_N.contains(&n) {
-            return unsupported(line, format!("`wgmma` with N = {n}; the device library has N in {WGMMA_N:?}"));
-        }
-        let eb = fa.elem.bytes();
-        let layout = |row_bytes: u32| if row_bytes == 128 { 1 } else { 2 };
-        // A: K-major rows of `row_bytes`; k16 steps move 32 bytes within a panel, panels
-        // are `rows * row_bytes` apart.
-        let (ra, pa) = (fa.layout.row_bytes, fa.layout.panel_cols);
-        let a_base = format!("S.{} + {} * {}u + {} * {ra}u", fa.name, a.stage, fa.stage_bytes, a.row0);
-        let a_addr =
-            format!("a_tile + mb * {}u + (kk * 16 / {pa}) * {}u + (kk * 16 % {pa}) * {eb}u", 64 * ra, fa.rows * ra);
-        let a_desc = format!("wsg::desc({a_addr}, 16u, {}u, {})", 8 * ra, layout(ra));
-        let (b_base, b_addr, b_desc, tb) = if b.transposed {
-            let (rb, pb) = (fb.layout.row_bytes, fb.layout.panel_cols);
-            let base = format!("S.{} + {} * {}u + {} * {rb}u", fb.name, b.stage, fb.stage_bytes, b.row0);
-            let addr = format!("b_tile + (kk * 16 / {pb}) * {}u + (kk * 16 % {pb}) * {eb}u", fb.rows * rb);
-            (base, addr.clone(), format!("wsg::desc({addr}, 16u, {}u, {})", 8 * rb, layout(rb)), 0)
-        } else {
-            if fb.layout.row_bytes != 128 {
-                return unsupported(line, "an N-major B operand whose rows are not 128-byte panels");
-            }
-            let base = format!("S.{} + {} * {}u + {} * 128u", fb.name, b.stage, fb.stage_bytes, b.row0);
-            let addr = "b_tile + kk * 2048u".to_string();
-            // N-major, 128-byte swizzle: atoms of 64 columns x 8 rows (1024 bytes); LBO is
-            // the distance between 64-column panels, SBO between 8-row groups along K.
-            (base, addr.clone(), format!("wsg::desc({addr}, {}u, 1024u, 1)", fb.rows * 128), 1)
-        };
-        let _ = b_addr;
-        let blocks = a.rows / 64;
-        self.line(format!(
-            "// line {line}: cx.wgmma({} += {}[{} x {}] * {}[{k} x {n}])",
-            acc.var, fa.name, a.rows, a.cols, fb.name
-        ));
-        self.line("{");
-        self.indent_by(1);
-        self.line(format!("const unsigned char* a_tile = {a_base};"));
-        self.line(format!("const unsigned char* b_tile = {b_base};"));
-        self.fence_frags();
-        self.line("ws::wgmma_fence();");
-        self.line("#pragma unroll");
-        self.line(format!("for (ws::u32 kk = 0; kk < {}u; ++kk) {{", k / 16));
-        self.indent_by(1);
-        self.line(format!("const ws::u64 desc_b = {b_desc};"));
-        self.line("#pragma unroll");
-        self.line(format!("for (ws::u32 mb = 0; mb < {blocks}u; ++mb) {{"));
-        self.indent_by(1);
-        self.line(format!("ws::wgmma_ss_m64n{n}k16_f32_{ty}<0, {tb}>({}[mb], {a_desc}, desc_b, 1u);", acc.var));
-        self.indent_by(-1);
-        self.line("}");
-        self.indent_by(-1);
-        self.line("}");
-        self.line("ws::wgmma_commit();");
-        self.fence_frags();
-        self.indent_by(-1);
-        self.line("}");
-        Ok(Val::Mma)
-    }
-
     /// `cx.store_global(acc, dst, [row, col])`: every thread stores its accumulator
     /// elements, clipped to the tensor.
     fn store_global(&mut self, e: &Expr) -> Result<Val, Unsupported> {
@@ -341,26 +269,40 @@ impl Body<'_> {
         let Val::Global(g) = self.operand(e, "dst")? else {
             return unsupported(line, "`store_global` to something other than a global tensor");
         };
-        let f32_dst =
-            self.plan.params.iter().any(
-                |p| matches!(p, super::plan::ParamPlan::Global { name, elem: super::plan::Elem::F32 } if *name == g),
-            );
-        if !f32_dst {
-            return unsupported(line, format!("`store_global` to `{g}`: only f32 destinations are rendered"));
-        }
+        let Some(elem) = self.plan.params.iter().find_map(|p| match p {
+            super::plan::ParamPlan::Global { name, elem } if *name == g => Some(*elem),
+            _ => None,
+        }) else {
+            return unsupported(line, format!("`store_global` to `{g}`, which is not a launch argument"));
+        };
         let coords = self.coords(e, "coords")?;
-        if coords.len() != 2 {
-            return unsupported(line, "`store_global` with other than 2 coordinates");
+        let rank = coords.len();
+        if !(2..=4).contains(&rank) {
+            return unsupported(line, format!("`store_global` with {rank} coordinates; 2 to 4 are rendered"));
         }
         self.uses.pointers.insert(g.clone());
-        self.uses.rank(&g, 2);
+        self.uses.rank(&g, rank);
+        // The matrix the fragment lands in: the outer coordinates select it.
+        let (rows, cols) = (format!("P.{g}_shape{}", rank - 2), format!("P.{g}_shape{}", rank - 1));
+        let mut base = String::from("P.") + &g;
+        if rank > 2 {
+            let mut lead = format!("ws::u64({})", coords[0]);
+            for (i, c) in coords.iter().enumerate().take(rank - 2).skip(1) {
+                lead = format!("({lead} * ws::u64(P.{g}_shape{i}) + ws::u64({c}))");
+            }
+            base = format!("P.{g} + {lead} * ws::u64({rows}) * ws::u64({cols})");
+        }
         self.line(format!(
-            "// line {line}: cx.store_global({} -> {g} at [{}, {}]), clipped to the tensor",
-            f.var, coords[0], coords[1]
+            "// line {line}: cx.store_global({} -> {g} at [{}]) as {}, clipped to the tensor",
+            f.var,
+            coords.join(", "),
+            elem.storage()
         ));
         self.line(format!(
-            "wsg::store_acc({}, P.{g}, P.{g}_shape0, P.{g}_shape1, {}, {});",
-            f.var, coords[0], coords[1]
+            "wsg::store_frag({}, {base}, {rows}, {cols}, {}, {});",
+            f.var,
+            coords[rank - 2],
+            coords[rank - 1]
         ));
         Ok(Val::Unit)
     }

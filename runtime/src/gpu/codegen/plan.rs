@@ -16,7 +16,7 @@ pub(crate) enum Elem {
 }
 
 impl Elem {
-    fn parse(name: &str) -> Option<Elem> {
+    pub fn parse(name: &str) -> Option<Elem> {
         Some(match name {
             "bf16" => Elem::Bf16,
             "f16" => Elem::F16,
@@ -38,6 +38,15 @@ impl Elem {
         match self {
             Elem::Bf16 => "__nv_bfloat16",
             Elem::F16 => "__half",
+            Elem::F32 => "float",
+        }
+    }
+
+    /// The C++ type a pointer to the global's elements has in generated code.
+    pub fn storage(self) -> &'static str {
+        match self {
+            Elem::Bf16 => "wsg::Bf16",
+            Elem::F16 => "wsg::F16",
             Elem::F32 => "float",
         }
     }
