@@ -163,6 +163,13 @@ const RESERVED: &[&str] = &[
     "asm",
     "min",
     "max",
+    // Names the generated MMA loops use around expressions of the kernel's.
+    "a_tile",
+    "b_tile",
+    "desc_b",
+    "kk",
+    "mb",
+    "q",
 ];
 
 /// Renders one role (and the helpers it calls, inlined) into C++ statements.

@@ -143,13 +143,20 @@ impl Body<'_> {
             return unsupported(line, "`mask` whose predicate does not take two names `|r, c|`");
         };
         self.line(format!("// line {line}: cx.mask({}, {value}, |{r}, {c}| ..)", f.var));
+        // Where element 0 sits, once (the warp index behind it is a shuffle); element `i`
+        // is 8 rows further for `(i / 2) % 2` and `8 (i / 4) + i % 2` columns further.
+        self.open_block("");
+        let (row0, col0) = (self.declare("mask_row0"), self.declare("mask_col0"));
+        self.line(format!("const int {row0} = int(ws::acc_row(0)), {col0} = int(ws::acc_col(0));"));
+        // Loop names kept apart from the kernel's, which the predicate may read.
+        let (mb, i) = (self.declare("mb"), self.declare("i"));
         self.line("#pragma unroll");
-        self.open_block(format!("for (int mb = 0; mb < {}; ++mb)", f.rows / 64));
+        self.open_block(format!("for (int {mb} = 0; {mb} < {}; ++{mb})", f.rows / 64));
         self.line("#pragma unroll");
-        self.open_block(format!("for (int i = 0; i < {}; ++i)", f.cols / 2));
+        self.open_block(format!("for (int {i} = 0; {i} < {}; ++{i})", f.cols / 2));
         let (rc, cc) = (self.declare(r), self.declare(c));
-        self.line(format!("const int {rc} = mb * 64 + int(ws::acc_row(i));"));
-        self.line(format!("const int {cc} = int(ws::acc_col(i));"));
+        self.line(format!("const int {rc} = {mb} * 64 + {row0} + 8 * (({i} >> 1) & 1);"));
+        self.line(format!("const int {cc} = {col0} + 8 * ({i} >> 2) + ({i} & 1);"));
         self.bind(r, Val::Int(rc));
         self.bind(c, Val::Int(cc));
         let mark = self.out.len();
@@ -160,7 +167,8 @@ impl Body<'_> {
         if self.out.len() != mark {
             return unsupported(line, "a `mask` predicate with side effects");
         }
-        self.line(format!("if (!{keep}) {}[mb][i] = {value};", f.var));
+        self.line(format!("if (!{keep}) {}[{mb}][{i}] = {value};", f.var));
+        self.close_block();
         self.close_block();
         self.close_block();
         Ok(Val::Unit)

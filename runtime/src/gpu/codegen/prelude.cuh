@@ -173,12 +173,14 @@ using F16 = Half<true>;
 template <typename Out, int MB, int NH>
 __device__ __forceinline__ void store_frag(const float (&d)[MB][NH], Out* out, int rows, int cols, int r0, int c0) {
     const bool pairs = ((cols | c0) & 1) == 0;
+    // Element 0's place, once (the warp index behind it is a shuffle).
+    const int row0 = r0 + int(ws::acc_row(0)), col0 = c0 + int(ws::acc_col(0));
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb)
 #pragma unroll
         for (int i = 0; i < NH; i += 2) {
-            const int r = r0 + mb * 64 + int(ws::acc_row(i));
-            const int c = c0 + int(ws::acc_col(i));
+            const int r = row0 + mb * 64 + 8 * ((i >> 1) & 1);
+            const int c = col0 + 8 * (i >> 2);
             if (r >= rows) continue;
             Out* p = out + ws::u64(r) * ws::u64(cols) + c;
             if constexpr (sizeof(Out) == 4) {
