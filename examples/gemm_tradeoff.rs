@@ -16,6 +16,10 @@
 //! `bar.sync` of both warpgroups every step (`v1+bar.sync`, `v2+bar.sync`).
 //! `docs/gemm-tradeoff.md` discusses the results.
 //!
+//! With `--target gpu`, runs them on a GPU instead (the kernels rendered to CUDA): checks every
+//! stamp that renders against the same f64 reference, then measures each at `S x S x S`
+//! (burst and sustained, SM clock and power) beside the model's prediction.
+//!
 //! With `--trace` (for example `--trace v1:256x256:4 v1.json`), times that one kernel instead
 //! and writes the timeline of the first two CTAs of SM 0 as Chrome trace-event JSON (open it
 //! in <https://ui.perfetto.dev>; `.html` or `.svg` files open in a browser): tensor-core and
@@ -23,13 +27,16 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use rayon::prelude::*;
 use warpspec::report::{RoleStalls, SimReport, StallReason};
 use warpspec::sim::machine::MmaIssue;
 use warpspec::sim::{Machine, SimOptions, TraceOptions};
-use warpspec_examples::cli::{self, Arch, ArchArgs, Given, Validate};
+use warpspec::gpu::bench::{Bench, BenchConfig, Phase};
+use warpspec::gpu::{Cuda, CudaError};
+use warpspec_examples::cli::{self, Arch, ArchArgs, Given, TargetKind, Validate};
 use warpspec_examples::gemm_tradeoff::{self, Config, STAMPED, TileShape, Variant};
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
@@ -57,10 +64,21 @@ struct Options {
     /// extension: `.html`, `.svg`, Chrome trace-event JSON otherwise).
     #[arg(long, num_args = 2, value_names = ["VARIANT:TILE:PIPE", "FILE"])]
     trace: Option<Vec<String>>,
+    /// Where the kernels run: `emu` (checked on the emulator, then timed on the model), `model`
+    /// (the same) or `gpu` (checked and measured on a GPU, beside the model).
+    #[arg(long, value_enum, default_value_t = TargetKind::Emu, conflicts_with = "trace")]
+    target: TargetKind,
+    /// Seconds of the sustained phase of each GPU measurement (`--target gpu`).
+    #[arg(long, default_value_t = 3.0)]
+    sustained_s: f64,
 }
 
 impl Validate for Options {
-    fn validate(&self, _given: &Given<'_>) -> Result<(), String> {
+    fn validate(&self, given: &Given<'_>) -> Result<(), String> {
+        if self.target != TargetKind::Gpu && given.has("sustained_s") {
+            return Err("--sustained-s applies to --target gpu only".into());
+        }
+        cli::check_range("--sustained-s", self.sustained_s, 0.5..=600.0, "seconds of a measurement")?;
         let size = self.size as usize;
         gemm_tradeoff::check_problem([size; 3]).map_err(|e| format!("--size {size}: {e}"))?;
         if matches!(self.arch.machine().tensor.issue, MmaIssue::SingleThreadTcgen05 { .. }) {
@@ -87,6 +105,9 @@ fn run(options: Options) -> Result<bool, String> {
     if let Some([kernel, file]) = options.trace.as_deref() {
         write_trace(parse_config(kernel)?, size, &machine, Path::new(file))?;
         return Ok(true);
+    }
+    if options.target == TargetKind::Gpu {
+        return run_on_gpu(size, &machine, options.sustained_s);
     }
     check_on_emulator()?;
     let runs = time_on_model(size, &machine)?;
@@ -137,6 +158,68 @@ fn check_on_emulator() -> Result<(), String> {
         println!("{line}");
     }
     Ok(())
+}
+
+/// `--target gpu`: every stamp that renders for the GPU, checked against f64, then measured
+/// at `size`³ beside the model's prediction; a Markdown table.
+fn run_on_gpu(size: usize, machine: &Machine, sustained_s: f64) -> Result<bool, String> {
+    let cuda = Cuda::new(0).map_err(|e| e.to_string())?;
+    let [m, n, k] = CHECK_DIMS;
+    let a = round_bf16(&random_values(m * k, 1));
+    let b = round_bf16(&random_values(k * n, 2));
+    let want = matmul_f64(m, n, k, &a, &b);
+    println!("GPU check on {}, {m}x{n}x{k} against an f64 reference:", cuda.gpu().name());
+    let mut rendered = Vec::new();
+    for &(tile, pipe) in STAMPED {
+        for variant in Variant::ALL {
+            let config = Config { variant, tile, pipe };
+            match gemm_tradeoff::with_gpu(&cuda, config, CHECK_DIMS, &a, &b, |p| p.run().map(drop)) {
+                Ok((c, ())) => {
+                    let (_, rel) = errors(&c, &want);
+                    if rel > TOLERANCE {
+                        return Err(format!("{config} on the GPU: error {rel:.3e} relative to max |C|"));
+                    }
+                    rendered.push(config);
+                }
+                // A stamp the generator refuses (a 128-row f32 accumulator per warpgroup
+                // needs more registers than a thread has) is listed, not fatal.
+                Err(CudaError::Codegen(e)) => println!("  {config}: not run: {e}"),
+                Err(e) => return Err(format!("{config} on the GPU: {e}")),
+            }
+        }
+    }
+    println!("  {} kernels within {TOLERANCE:e} of the reference", rendered.len());
+    let config = BenchConfig { sustained: Duration::from_secs_f64(sustained_s), ..BenchConfig::default() };
+    let mut bench = Bench::new(cuda.gpu(), config).map_err(|e| e.to_string())?;
+    let a = round_bf16(&random_values(size * size, 3));
+    let b = round_bf16(&random_values(size * size, 4));
+    let flop = 2.0 * (size as f64).powi(3);
+    println!("\nGEMM {size}³ on {} ({}), model: {}", cuda.gpu().name(), bench.telemetry(), machine.full_name);
+    println!("\n| variant | tile | PIPE | GPU burst TFLOP/s (MHz) | GPU sustained TFLOP/s (MHz) | model TFLOP/s |");
+    println!("|---|---|---|---|---|---|");
+    for config in rendered {
+        let label = format!("{config} {size}^3");
+        let (_, m) = gemm_tradeoff::with_gpu(&cuda, config, [size; 3], &a, &b, |p| {
+            bench.measure(&label, Some(flop), || p.enqueue()).map_err(CudaError::Gpu)
+        })
+        .map_err(|e| format!("{config} on the GPU: {e}"))?;
+        let model = gemm_tradeoff::simulate(config, [size; 3], machine, &SimOptions::default())
+            .map_err(|e| format!("{config} on the timing model: {e}"))?;
+        let cell = |p: &Phase| {
+            let clock = p.clocks.map_or("-".into(), |c| format!("{:.0}", c.sm_steady_mhz));
+            format!("{:.0} ({clock})", m.tflops(p.steady_ms).unwrap_or(0.0))
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {:.0} |",
+            config.variant,
+            config.tile,
+            config.pipe,
+            cell(&m.burst),
+            cell(&m.sustained),
+            model.tflops()
+        );
+    }
+    Ok(true)
 }
 
 /// Times every variant of every stamped kernel on `machine`, two at a time.
@@ -275,5 +358,11 @@ mod tests {
         assert!(err.contains("--trace: bad kernel `v9:1x1:1`"), "{err}");
         let err = parse(&["--trace", "v1:256x256:4", "/nonexistent-dir/v1.json"]).unwrap_err();
         assert!(err.contains("cannot write"), "{err}");
+        let err = parse(&["--sustained-s", "2"]).unwrap_err();
+        assert!(err.contains("--sustained-s applies to --target gpu only"), "{err}");
+        assert!(parse(&["--target", "gpu", "--sustained-s", "2"]).is_ok());
+        assert!(parse(&["--target", "gpu", "--sustained-s", "0.1"]).unwrap_err().contains("--sustained-s"));
+        let err = parse(&["--target", "gpu", "--trace", "v1:256x256:4", "v1.json"]).unwrap_err();
+        assert!(err.contains("cannot be used with"), "{err}");
     }
 }

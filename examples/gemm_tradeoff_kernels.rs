@@ -34,9 +34,11 @@
 //! per thread); with f32 accumulation only the 128-row and 128-column tiles are buildable.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use warpspec::dsl::{Global, Kernel};
 use warpspec::emu::{self, EmuError, EmuReport};
+use warpspec::gpu::{Cuda, CudaError, Prepared};
 use warpspec::report::SimReport;
 use warpspec::sim::{self, Machine, SimError, SimOptions};
 use warpspec::{Grid, LaunchError, bf16};
@@ -344,6 +346,45 @@ impl Launch for Simulate<'_> {
     fn launch<K: Kernel>(self, grid: Grid, args: &K::Params) -> Self::Output {
         sim::simulate::<K>(self.machine, grid, args, self.opts)
     }
+}
+
+/// Runs on a GPU: prepares the launch, hands it to `body` (run it, time it), copies `C` back.
+struct OnGpu<'a, F, R> {
+    cuda: &'a Cuda,
+    body: F,
+    _result: PhantomData<R>,
+}
+
+impl<F: FnOnce(&Prepared<'_>) -> Result<R, CudaError>, R> Launch for OnGpu<'_, F, R> {
+    type Output = Result<R, CudaError>;
+    fn launch<K: Kernel>(self, grid: Grid, args: &K::Params) -> Self::Output {
+        let prepared = self.cuda.prepare::<K>(grid, args)?;
+        let r = (self.body)(&prepared)?;
+        prepared.finish()?;
+        Ok(r)
+    }
+}
+
+/// `C = A · B` with the kernel of `config` on a GPU (the kernel rendered to CUDA), `C`
+/// filled with NaN first so that an element the kernel does not write shows: runs `body`
+/// with the prepared launch and returns `C` with what `body` returned.
+pub fn with_gpu<R>(
+    cuda: &Cuda,
+    config: Config,
+    [m, n, k]: [usize; 3],
+    a: &[f32],
+    b: &[f32],
+    body: impl FnOnce(&Prepared<'_>) -> Result<R, CudaError>,
+) -> Result<(Vec<f32>, R), CudaError> {
+    check_dims(m, n, k)?;
+    let problem = |what: &str, len: usize, want: usize| {
+        LaunchError::Problem(format!("{what} has {len} values, expected {want} for {m}x{n}x{k}"))
+    };
+    let a = Global::from_f32(&[m, k], a).ok_or_else(|| problem("A", a.len(), m * k))?;
+    let b = Global::from_f32(&[k, n], b).ok_or_else(|| problem("B", b.len(), k * n))?;
+    let c = Global::<f32>::output_from_f32(&[m, n], &vec![f32::NAN; m * n]).ok_or_else(|| problem("C", 0, m * n))?;
+    let r = dispatch(config, Tensors { a, b, c: c.clone() }, OnGpu { cuda, body, _result: PhantomData })??;
+    Ok((c.to_f32_vec().unwrap_or_default(), r))
 }
 
 /// [`check_problem`] with the dimensions apart.
