@@ -143,7 +143,7 @@ fn features(p: &Point, boost: f64, x: f64) -> Vec<f64> {
 
 /// `machine` with the fitted coefficients `w` (idle, clock, tensor, issue, l2, hbm) and `x`.
 pub fn with_coefficients(machine: &Machine, w: &[f64], x: f64, tau: f64) -> Machine {
-    let mut m = machine.clone();
+    let mut m = *machine;
     let p = &mut m.power;
     p.idle_w.value = w[0];
     p.clock_w.value = w[1];

@@ -69,7 +69,8 @@ pub fn gemm<L: Launch>(config: &Config, t: GemmTensors, l: &mut L) -> Result<L::
     };
     let grid = t::grid(TileShape { m: *bm, n: *bn }, *m, *n);
     if config.family == "ws_gemm" {
-        return ws_gemm(&config.kernel, grid, t, l).ok_or_else(|| format!("{config}: no such ws_gemm stamp"));
+        return ws_gemm(&config.kernel, grid, t, l)
+            .ok_or_else(|| format!("{config}: no such ws_gemm stamp; stamped: {}", WS_GEMM.join(", ")));
     }
     let GemmTensors { a, b, c } = t;
     let flat = |keep_one_in_flight, lockstep| t::flat_128x256_p4::Args {

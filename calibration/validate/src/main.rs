@@ -65,6 +65,9 @@ enum Command {
         /// Do not run the model (on the GPU machine: spend its time measuring).
         #[arg(long)]
         no_model: bool,
+        /// Run the model again at the predicted sustained clock (twice the host time).
+        #[arg(long)]
+        resimulate: bool,
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
@@ -99,9 +102,10 @@ enum Command {
         /// The model's predictions.
         #[arg(long, default_value = "calibration/validate/model.csv")]
         model: PathBuf,
-        /// Measured phases of the sweep.
-        #[arg(long)]
-        phases: PathBuf,
+        /// Measured phases: this sweep's first, then earlier runs of the same kernels (used
+        /// only for configurations the sweep has no figures for).
+        #[arg(long, value_delimiter = ',')]
+        phases: Vec<PathBuf>,
         /// Status of each measured configuration.
         #[arg(long)]
         status: PathBuf,
@@ -148,10 +152,10 @@ fn shape(s: &str) -> Result<[usize; 3], String> {
 
 fn run(args: Args) -> Result<(), String> {
     match args.command {
-        Command::Run { select: s, model_out, no_model, gpu, sustained_s, rest_s, cublas } => {
+        Command::Run { select: s, model_out, no_model, resimulate, gpu, sustained_s, rest_s, cublas } => {
             let configs = select(&s)?;
             if !no_model {
-                predict_all(&configs, &model_out)?;
+                predict_all(&configs, &model_out, resimulate)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, sustained_s, rest_s, &cublas)?;
@@ -172,9 +176,9 @@ fn run(args: Args) -> Result<(), String> {
         Command::Report { select: s, model, phases, status, out, svg_dir } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
-            let phases = table::Table::parse(&read(&phases)?)?;
+            let phases = phases.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
             let status = table::Table::parse(&read(&status)?)?;
-            let rows = report::merge(&configs, &model, &phases, &status);
+            let rows = report::merge(&Machine::h200(), &configs, &model, &phases, &status);
             std::fs::write(&out, report::csv(&rows)).map_err(|e| format!("{}: {e}", out.display()))?;
             std::fs::create_dir_all(&svg_dir).map_err(|e| format!("{}: {e}", svg_dir.display()))?;
             for (name, text) in svg::plots(&rows) {
@@ -187,36 +191,40 @@ fn run(args: Args) -> Result<(), String> {
     }
 }
 
-/// Predicts every configuration (in parallel) and writes one row each.
-fn predict_all(configs: &[Config], out: &Path) -> Result<(), String> {
+/// Predicts every configuration (in parallel) and writes one row each, as each finishes
+/// (the file is usable while a long sweep runs).
+fn predict_all(configs: &[Config], out: &Path, resimulate: bool) -> Result<(), String> {
+    use std::io::Write;
     let machine = Machine::h200();
+    let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    writeln!(file, "id,{}", model::HEADER).map_err(|e| format!("{}: {e}", out.display()))?;
+    let file = std::sync::Mutex::new(file);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let rows: Vec<String> = configs
-        .par_iter()
-        .map(|c| {
-            let row = match model::predict(c, &machine) {
-                Ok(p) => {
-                    eprintln!(
-                        "  [{}/{}] {c}: burst {:.4} ms, sustained {:.4} ms at {:.3} GHz ({:.1} s)",
-                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                        configs.len(),
-                        p.burst_ms,
-                        p.sustained_ms,
-                        p.sustained_ghz,
-                        p.host_s
-                    );
-                    p.row(c.flops())
-                }
-                Err(e) => {
-                    eprintln!("  {c}: model failed: {e}");
-                    model::Prediction::failed(&e)
-                }
-            };
-            format!("{},{row}", c.id)
-        })
-        .collect();
-    let text = format!("id,{}\n{}\n", model::HEADER, rows.join("\n"));
-    std::fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))
+    configs.par_iter().for_each(|c| {
+        let row = match model::predict(c, &machine, resimulate) {
+            Ok(p) => {
+                eprintln!(
+                    "  [{}/{}] {c}: burst {:.4} ms, sustained {:.4} ms at {:.3} GHz ({:.1} s)",
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                    configs.len(),
+                    p.burst_ms,
+                    p.sustained_ms,
+                    p.sustained_ghz,
+                    p.host_s
+                );
+                p.row(c.flops())
+            }
+            Err(e) => {
+                eprintln!("  {c}: model failed: {e}");
+                model::Prediction::failed(&e)
+            }
+        };
+        if let Ok(mut f) = file.lock() {
+            let _ = writeln!(f, "{},{row}", c.id);
+            let _ = f.flush();
+        }
+    });
+    Ok(())
 }
 
 /// Measures every configuration on GPU 0.

@@ -4,7 +4,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::fit::workload_id;
+use warpspec::sim::Machine;
+use warpspec::sim::clock::sustained_clock;
+
+use crate::fit::{activities, workload_id};
 use crate::split::{Config, Set, Work};
 use crate::table::{Table, field, opt};
 
@@ -35,6 +38,8 @@ pub struct Row {
     pub meas_tau_s: Option<f64>,
     /// `ok`, `skipped`, `failed`, or `not run`.
     pub status: String,
+    /// Which measured file the figures come from (0: this sweep).
+    pub source: Option<usize>,
     /// Why not, if not.
     pub message: String,
 }
@@ -58,35 +63,63 @@ impl Row {
     }
 }
 
-/// Merges the split, the model's rows, the measured phases and the status file.
-pub fn merge(configs: &[Config], model: &Table, phases: &Table, status: &Table) -> Vec<Row> {
+/// Merges the split, the model's rows, the measured phases (the first file that has a
+/// configuration wins: this sweep, then earlier runs of the same kernels) and the sweep's
+/// status file.
+///
+/// Unless the model ran the kernel again at the sustained clock (`--resimulate`), the
+/// sustained prediction is recomputed here from the model's activity counts with
+/// `machine`'s power model (the burst run's cycles at the sustained clock, as
+/// `sim::clock::figures` does), so a refit needs no new model run.
+pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Table], status: &Table) -> Vec<Row> {
+    let acts = activities(model);
     configs
         .iter()
         .map(|c| {
             let m = (0..model.len()).find(|&r| model.num(r, "id") == Some(c.id as f64));
             let mnum = |col: &str| m.and_then(|r| model.num(r, col));
-            let phase = |which: &str| {
-                (0..phases.len()).find(|&r| {
-                    phases.get(r, "phase") == Some(which)
-                        && phases.get(r, "workload").and_then(|w| workload_id(w, configs)) == Some(c.id)
+            // A row whose sustained run was simulated again (`--resimulate`) keeps its own
+            // figures; otherwise the burst cycles at the clock the power model gives now.
+            let resimulated = mnum("model_sust_cycles").zip(mnum("model_burst_cycles")).is_some_and(|(s, b)| s != b);
+            let sustained = if resimulated {
+                mnum("model_sust_ghz").zip(mnum("model_sust_cycles"))
+            } else {
+                acts.get(&c.id).map(|a| (sustained_clock(machine, a), a.cycles))
+            };
+            let find = |t: &Table, which: &str| {
+                (0..t.len()).find(|&r| {
+                    t.get(r, "phase") == Some(which)
+                        && t.get(r, "workload").and_then(|w| workload_id(w, configs)) == Some(c.id)
                 })
             };
-            let (b, s) = (phase("burst"), phase("sustained"));
+            let source = phases.iter().position(|t| find(t, "sustained").is_some());
+            let (t, b, s) = match source {
+                Some(i) => (Some(&phases[i]), find(&phases[i], "burst"), find(&phases[i], "sustained")),
+                None => (None, None, None),
+            };
+            let get = |row: Option<usize>, col: &str| Some(t?.num(row?, col)).flatten();
             let st = (0..status.len()).find(|&r| status.get(r, "id") == Some(&c.id.to_string()));
+            let mut status_text = st.and_then(|r| status.get(r, "status")).unwrap_or("not run").to_string();
+            let mut message = st.and_then(|r| status.get(r, "message")).unwrap_or("").to_string();
+            if source.is_some_and(|i| i > 0) {
+                message = format!("measured in an earlier run ({status_text} in this sweep: {message})");
+                status_text = "ok".into();
+            }
             Row {
                 config: c.clone(),
                 pred_burst_ms: mnum("model_burst_ms"),
-                pred_sust_ms: mnum("model_sust_ms"),
-                pred_sust_mhz: mnum("model_sust_ghz").map(|g| g * 1e3),
+                pred_sust_ms: sustained.map(|(ghz, cycles)| cycles / (ghz * 1e9) * 1e3),
+                pred_sust_mhz: sustained.map(|(ghz, _)| ghz * 1e3),
                 pred_burst_mhz: mnum("model_burst_ghz").map(|g| g * 1e3),
-                meas_burst_ms: b.and_then(|r| phases.num(r, "steady_ms")),
-                meas_burst_mhz: b.and_then(|r| phases.num(r, "sm_mhz_steady")),
-                meas_sust_ms: s.and_then(|r| phases.num(r, "steady_ms")),
-                meas_sust_mhz: s.and_then(|r| phases.num(r, "sm_mhz_steady")),
-                meas_sust_w: s.and_then(|r| phases.num(r, "power_w_steady")),
-                meas_tau_s: s.and_then(|r| phases.num(r, "sm_tau_s")),
-                status: st.and_then(|r| status.get(r, "status")).unwrap_or("not run").to_string(),
-                message: st.and_then(|r| status.get(r, "message")).unwrap_or("").to_string(),
+                meas_burst_ms: get(b, "steady_ms"),
+                meas_burst_mhz: get(b, "sm_mhz_steady"),
+                meas_sust_ms: get(s, "steady_ms"),
+                meas_sust_mhz: get(s, "sm_mhz_steady"),
+                meas_sust_w: get(s, "power_w_steady"),
+                meas_tau_s: get(s, "sm_tau_s"),
+                status: status_text,
+                source,
+                message,
             }
         })
         .collect()
@@ -95,13 +128,13 @@ pub fn merge(configs: &[Config], model: &Table, phases: &Table, status: &Table) 
 /// The merged CSV.
 pub fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "id,family,kernel,variant,shape,set,flops,pred_burst_mhz,pred_burst_ms,pred_burst_tflops,pred_sust_mhz,pred_sust_ms,pred_sust_tflops,meas_burst_mhz,meas_burst_ms,meas_burst_tflops,meas_sust_mhz,meas_sust_ms,meas_sust_tflops,meas_sust_w,meas_tau_s,err_burst,err_sust,err_clock,status,message\n",
+        "id,family,kernel,variant,shape,set,flops,pred_burst_mhz,pred_burst_ms,pred_burst_tflops,pred_sust_mhz,pred_sust_ms,pred_sust_tflops,meas_burst_mhz,meas_burst_ms,meas_burst_tflops,meas_sust_mhz,meas_sust_ms,meas_sust_tflops,meas_sust_w,meas_tau_s,err_burst,err_sust,err_clock,status,source,message\n",
     );
     for r in rows {
         let c = &r.config;
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{:.4e},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.4e},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             c.id,
             c.family,
             c.kernel,
@@ -127,6 +160,7 @@ pub fn csv(rows: &[Row]) -> String {
             opt(r.sust_error(), 4),
             opt(r.clock_error(), 4),
             r.status,
+            r.source.map_or(String::new(), |i| i.to_string()),
             field(&r.message)
         );
     }

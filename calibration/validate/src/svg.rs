@@ -69,11 +69,15 @@ pub fn scatter(title: &str, unit: &str, points: &[(String, Set, f64, f64)]) -> S
     // Diagonal and the ±5% band (x: measured, y: predicted).
     let _ = writeln!(s, r##"<path d="M{x0:.1},{y0:.1} L{x1:.1},{y1:.1}" stroke="#444"/>"##);
     for f in [0.95, 1.05] {
+        // predicted = f x measured, inside the box.
+        let (m0, m1) = ((lo / f).max(lo), (hi / f).min(hi));
         let _ = writeln!(
             s,
-            r##"<path d="M{x0:.1},{:.1} L{x1:.1},{:.1}" stroke="#aaa" stroke-dasharray="4 3"/>"##,
-            y((lo * f).clamp(lo, hi)),
-            y((hi * f).min(hi * 1.05).clamp(lo, hi * 1.05))
+            r##"<path d="M{:.1},{:.1} L{:.1},{:.1}" stroke="#aaa" stroke-dasharray="4 3"/>"##,
+            x(m0),
+            y(f * m0),
+            x(m1),
+            y(f * m1)
         );
     }
     for (family, set, p, m) in points {

@@ -290,7 +290,7 @@ mod tests {
         let m = Machine::h200();
         let a = busy();
         let t = power_at(&m, &a, 1.6);
-        let s = 1.6 / 1.98;
+        let s: f64 = 1.6 / 1.98;
         let x = m.power.voltage_exponent.value;
         let secs = a.cycles / 1.6e9;
         let tensor = s.powf(x) * a.flops / secs * 1e-12 * m.power.tensor_pj_per_flop.value;
