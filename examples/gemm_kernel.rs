@@ -13,7 +13,9 @@ use warpspec::{Grid, LaunchError};
 /// Stamps the warp-specialized GEMM kernel as module `$name` for one output tile
 /// (`bm` x `bn`), k-step depth (`bk`, any constant expression) and ring depth (`stages`).
 /// [`ws_gemm`] is its 128 x 256, 4-stage instance; the trade-off study
-/// (`crate::gemm_tradeoff`) stamps other tiles and depths from the same text.
+/// (`crate::gemm_tradeoff`) and the validation sweep (`calibration/validate`) stamp other
+/// tiles and depths from the same text.
+#[macro_export]
 macro_rules! ws_gemm_kernel {
     ($name:ident, bm = $bm:literal, bn = $bn:literal, stages = $stages:literal, bk = $($bk:tt)+) => {
         /// The warp-specialized GEMM kernel, written with `#[kernel]`: a TMA producer warp
@@ -88,7 +90,7 @@ macro_rules! ws_gemm_kernel {
         }
     };
 }
-pub(crate) use ws_gemm_kernel;
+pub use ws_gemm_kernel;
 
 ws_gemm_kernel!(ws_gemm, bm = 128, bn = 256, stages = 4, bk = 64);
 

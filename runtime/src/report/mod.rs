@@ -5,6 +5,7 @@
 //! tracks, rendered as Chrome trace-event JSON, HTML or SVG).
 
 mod chrome;
+mod clocks;
 mod palette;
 mod source;
 mod stall;
@@ -15,6 +16,7 @@ mod traffic;
 
 use std::time::Duration;
 
+pub use clocks::{ClockFigures, ClockLine};
 pub(crate) use source::role_waits;
 pub use source::{RoleWait, SiteOp, SourceSite, WaitTarget};
 pub use stall::{StallCycles, StallReason};
@@ -215,6 +217,9 @@ pub struct SimReport {
     /// Warp-cycles per kernel source site (line and DSL operation of a role), most stall
     /// cycles first: the source view.
     pub sources: Vec<SourceSite>,
+    /// Time and throughput at the boost clock and at the predicted sustained clock
+    /// (`sim::clock::figures`).
+    pub clocks: Option<ClockFigures>,
     /// The timeline, if tracing was on.
     pub trace: Option<Trace>,
     /// Host-side cost.

@@ -36,6 +36,9 @@ impl fmt::Display for SimReport {
             self.ctas, self.warps_per_cta, w.ctas_per_sm, self.occupancy_limiter, w.waves, w.tail_ctas, w.tail_cycles
         )?;
         writeln!(f, "  time       {} cycles = {:.3} us", self.cycles, self.seconds() * 1e6)?;
+        if let Some(clocks) = &self.clocks {
+            writeln!(f, "{clocks}")?;
+        }
         if self.mma_flops > 0 {
             writeln!(
                 f,

@@ -101,7 +101,9 @@ pub fn simulate<K: Kernel>(
         sites: &sites,
         grid: grid.dims,
     };
-    run.run(opts, &mut driver)
+    let mut report = run.run(opts, &mut driver)?;
+    report.clocks = Some(super::clock::figures(machine, &report));
+    Ok(report)
 }
 
 /// The occupancy of `spec` on `machine`, with the roles' register budgets.
@@ -486,6 +488,7 @@ impl GpuRun<'_> {
                 .collect(),
             roles,
             sources,
+            clocks: None,
             trace,
             host: HostCost { wall, sm_cycles: cycles * sm_count as u64 },
         }

@@ -5,10 +5,12 @@
 //! tile op becomes warp-instructions; [`sm`] is one SM (schedulers, pipes, tensor cores,
 //! TMA, barriers: the `wgmma` latency is [`machine::Machine::wgmma_latency`], used in
 //! [`sm`]); [`memory`] is L2/HBM; [`gpu`] places CTAs on SMs and runs them all in one event
-//! loop ([`simulate`]); [`micro`] runs hand-built instruction streams. Results are a
+//! loop ([`simulate`]); [`clock`] predicts the SM clock a run holds (boost, or the clock at
+//! the board's power limit); [`micro`] runs hand-built instruction streams. Results are a
 //! [`crate::report::SimReport`].
 
 mod backend;
+pub mod clock;
 mod error;
 pub mod gpu;
 pub mod lower;
@@ -22,6 +24,7 @@ pub mod sm;
 pub mod timing;
 
 pub use backend::SimBackend;
+pub use clock::{Clocked, simulate_clocked};
 pub use error::SimError;
 pub use gpu::{kernel_occupancy, simulate};
 pub use machine::Machine;

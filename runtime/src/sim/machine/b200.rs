@@ -1,14 +1,16 @@
 //! NVIDIA B200: the Blackwell machine description, with the sources of its numbers.
 
 use super::{
-    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile, ResidencyLimits,
-    SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, TensorMemory, Tma,
+    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
+    ResidencyLimits, SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, TensorMemory, Tma,
 };
 
 /// Source strings shared by several B200 parameters.
 mod src {
     pub const BW_TUNING: &str = "NVIDIA Blackwell Tuning Guide: 'Both the H100 and the B200 support shared memory capacities of 0, 8, 16, 32, 64, 100, 132, 164, 196 and 228 KB per SM ... CUDA reserves 1 KB of shared memory per thread block ... up to 227 KB'";
     pub const B200_QUERY: &str = "cudaGetDeviceProperties on a B200, quoted in pytorch/ao PR #4002 (148 SMs, 2048 threads/SM, 1024 threads/block, 65536 regs/SM and /block, 228 KB smem/SM, 126.50 MB L2, cc 10.0)";
+    pub const ASSUMED_GH100_POWER: &str =
+        "no B200 measurement: the H200 (GH100) coefficient, assumed; to be calibrated: calibration/README.md";
     pub const ASSUMED_HOPPER: &str =
         "no public B200 number: assumed equal to Hopper; to be calibrated: calibration/README.md";
 }
@@ -220,6 +222,25 @@ impl Machine {
                 named_barrier_cycles: Param::new(
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",
+                ),
+            },
+            power: Power {
+                limit_w: Param::new(
+                    1000.0,
+                    "HGX B200 at 1000 W per GPU (NVIDIA via glennklockwood.com/garden/processors/B200)",
+                ),
+                idle_w: Param::new(82.94, src::ASSUMED_GH100_POWER),
+                clock_w: Param::new(112.53, src::ASSUMED_GH100_POWER),
+                tensor_pj_per_flop: Param::new(0.6776, src::ASSUMED_GH100_POWER),
+                issue_pj_per_instruction: Param::new(2073.2, src::ASSUMED_GH100_POWER),
+                l2_pj_per_byte: Param::new(35.33, src::ASSUMED_GH100_POWER),
+                hbm_pj_per_byte: Param::new(44.39, src::ASSUMED_GH100_POWER),
+                voltage_exponent: Param::new(1.0, src::ASSUMED_GH100_POWER),
+                min_clock_ghz: Param::new(1.0, src::ASSUMED_GH100_POWER),
+                drop_tau_s: Param::new(0.139, src::ASSUMED_GH100_POWER),
+                memory_clock_mhz: Param::new(
+                    4000.0,
+                    "derived: 8 TB/s over an 8192-bit HBM3e bus = 7.8 GT/s, double data rate -> ~3900-4000 MHz (B200 datasheet 8 TB/s); to be calibrated: calibration/README.md",
                 ),
             },
         }

@@ -258,6 +258,10 @@ impl Machine {
                     "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
                 ),
             },
+            power: Machine::gh100_power(Param::new(
+                2617.0,
+                "derived: 3.35 TB/s over a 5120-bit HBM3 bus = 5.23 GT/s, double data rate -> 2617 MHz (H100 datasheet; prohardver.hu on NVIDIA's final H100 SXM5 specifications: effective memory clock 5.2 GHz)",
+            )),
         }
     }
 }

@@ -444,6 +444,42 @@ parameters! {
 }
 
 parameters! {
+    /// Board power and the SM clock it allows under sustained load ([`crate::sim::clock`]).
+    ///
+    /// Predicted board power at SM clock `f` (`s = f / boost`), for a run whose activity
+    /// counts (FLOPs, warp-instructions, L2 and HBM bytes) are spread over its time `t(f)`:
+    /// `P = idle_w + s^(1+x) clock_w + s^x (tensor FLOP/s e_tc + instructions/s e_is +
+    /// L2 B/s e_l2) + HBM B/s e_hbm`, with `x = voltage_exponent` (energy per event scales as
+    /// the square of the core voltage, taken as `s^x`). The memory clock does not move, so
+    /// HBM energy per byte does not scale. A sustained run settles at the clock where `P`
+    /// meets `limit_w`, or at boost if it stays under.
+    pub struct Power {
+        /// The board power limit the power manager holds, in W.
+        pub limit_w: Param<f64>,
+        /// Power drawn with the SMs clocked but idle at the lowest clocks, in W (static).
+        pub idle_w: Param<f64>,
+        /// Power of clocking the SMs at boost, beyond `idle_w`, independent of activity, in W.
+        pub clock_w: Param<f64>,
+        /// Energy per tensor-core FLOP at the boost voltage, in pJ.
+        pub tensor_pj_per_flop: Param<f64>,
+        /// Energy per issued warp-instruction at the boost voltage, in pJ.
+        pub issue_pj_per_instruction: Param<f64>,
+        /// Energy per byte moved through L2 at the boost voltage, in pJ.
+        pub l2_pj_per_byte: Param<f64>,
+        /// Energy per byte moved to or from HBM, in pJ (memory clock fixed).
+        pub hbm_pj_per_byte: Param<f64>,
+        /// `x`: energy per event scales as `(f / boost)^x` (voltage squared).
+        pub voltage_exponent: Param<f64>,
+        /// The lowest SM clock the power manager goes to under load, in GHz.
+        pub min_clock_ghz: Param<f64>,
+        /// Time constant of the SM clock's drop from boost to its sustained value, in s.
+        pub drop_tau_s: Param<f64>,
+        /// The memory clock, in MHz: fixed, also at the power limit.
+        pub memory_clock_mhz: Param<f64>,
+    }
+}
+
+parameters! {
     /// A GPU, described entirely by data.
     pub struct Machine {
         labels {
@@ -480,6 +516,8 @@ parameters! {
         pub hbm: Hbm,
         /// Synchronisation latencies.
         pub sync: Sync,
+        /// Board power and the sustained SM clock.
+        pub power: Power,
     }
 }
 

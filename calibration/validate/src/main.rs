@@ -1,0 +1,259 @@
+//! The validation harness: warpspec's own kernels predicted by the timing model and
+//! measured on the GPU, burst and sustained, over the fixed split in `split.csv`.
+//!
+//! ```text
+//! validate run [--gpu DIR] [--no-model] [--model-out model.csv]   predict and/or measure
+//! validate fit --model model.csv --phases DIR/phases.csv           fit the power model (calibration rows only)
+//! validate report --model model.csv --phases ... --status ...      tables, errors, SVG plots
+//! ```
+//!
+//! `calibration/validate/run.sh` runs the GPU part on the GPU machine; `docs/validation.md`
+//! has the method and the results.
+
+mod fit;
+mod gpu;
+mod kernels;
+mod model;
+mod report;
+mod split;
+mod svg;
+mod table;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use rayon::prelude::*;
+use warpspec::sim::Machine;
+
+use crate::split::{Config, Set};
+
+/// Command line.
+#[derive(Parser, Debug)]
+#[command(name = "validate", version, about = "warpspec's timing model against the GPU, over a fixed split")]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which configurations.
+#[derive(clap::Args, Debug, Clone)]
+struct Select {
+    /// The split.
+    #[arg(long, default_value = "calibration/validate/split.csv")]
+    split: PathBuf,
+    /// Only these families (ws_gemm, tradeoff, fa3), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    family: Vec<String>,
+    /// Only these ids, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<usize>,
+    /// Only this set (calibration or heldout).
+    #[arg(long)]
+    set: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Predict every selected configuration with the model and/or measure it on the GPU.
+    Run {
+        #[command(flatten)]
+        select: Select,
+        /// Write the model's predictions here (one row per configuration).
+        #[arg(long, default_value = "calibration/validate/model.csv")]
+        model_out: PathBuf,
+        /// Do not run the model (on the GPU machine: spend its time measuring).
+        #[arg(long)]
+        no_model: bool,
+        /// Run the model again at the predicted sustained clock (twice the host time).
+        #[arg(long)]
+        resimulate: bool,
+        /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
+        #[arg(long)]
+        gpu: Option<PathBuf>,
+        /// Seconds of each sustained phase.
+        #[arg(long, default_value_t = 3.0)]
+        sustained_s: f64,
+        /// Seconds of rest before each burst (the clock returns to boost).
+        #[arg(long, default_value_t = 0.5)]
+        rest_s: f64,
+        /// Also measure cuBLAS at these shapes (MxNxK, comma-separated) for reference.
+        #[arg(long, value_delimiter = ',')]
+        cublas: Vec<String>,
+    },
+    /// Fit the power model's coefficients on the calibration rows.
+    Fit {
+        #[command(flatten)]
+        select: Select,
+        /// The model's predictions (for activity counts).
+        #[arg(long, default_value = "calibration/validate/model.csv")]
+        model: PathBuf,
+        /// Measured phases (this sweep's, and earlier runs of the same kernels).
+        #[arg(long, value_delimiter = ',')]
+        phases: Vec<PathBuf>,
+        /// Idle board power and clock at the start of the run, "W@MHz", as an extra point.
+        #[arg(long)]
+        idle: Option<String>,
+    },
+    /// Merge predictions and measurements: results CSV, error tables, SVG plots.
+    Report {
+        #[command(flatten)]
+        select: Select,
+        /// The model's predictions.
+        #[arg(long, default_value = "calibration/validate/model.csv")]
+        model: PathBuf,
+        /// Measured phases: this sweep's first, then earlier runs of the same kernels (used
+        /// only for configurations the sweep has no figures for).
+        #[arg(long, value_delimiter = ',')]
+        phases: Vec<PathBuf>,
+        /// Status of each measured configuration.
+        #[arg(long)]
+        status: PathBuf,
+        /// The merged CSV, one row per configuration.
+        #[arg(long, default_value = "calibration/validate/results.csv")]
+        out: PathBuf,
+        /// Directory for the SVG plots.
+        #[arg(long, default_value = "docs/validation")]
+        svg_dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn select(s: &Select) -> Result<Vec<Config>, String> {
+    let all = split::parse(&read(&s.split)?)?;
+    Ok(all
+        .into_iter()
+        .filter(|c| s.family.is_empty() || s.family.contains(&c.family))
+        .filter(|c| s.ids.is_empty() || s.ids.contains(&c.id))
+        .filter(|c| s.set.as_deref().is_none_or(|set| c.set.name() == set))
+        .collect())
+}
+
+fn shape(s: &str) -> Result<[usize; 3], String> {
+    let d: Vec<usize> = s.split(['x', 'X']).filter_map(|p| p.trim().parse().ok()).collect();
+    match d[..] {
+        [m, n, k] => Ok([m, n, k]),
+        _ => Err(format!("{s:?} is not MxNxK")),
+    }
+}
+
+fn run(args: Args) -> Result<(), String> {
+    match args.command {
+        Command::Run { select: s, model_out, no_model, resimulate, gpu, sustained_s, rest_s, cublas } => {
+            let configs = select(&s)?;
+            if !no_model {
+                predict_all(&configs, &model_out, resimulate)?;
+            }
+            if let Some(dir) = gpu {
+                measure_all(&configs, &dir, sustained_s, rest_s, &cublas)?;
+            }
+            Ok(())
+        }
+        Command::Fit { select: s, model, phases, idle } => {
+            let configs = select(&s)?;
+            let model = table::Table::parse(&read(&model)?)?;
+            let mut measured = Vec::new();
+            for p in &phases {
+                measured.push(table::Table::parse(&read(p)?)?);
+            }
+            let idle = idle.map(|s| fit::parse_idle(&s)).transpose()?;
+            print!("{}", fit::fit(&Machine::h200(), &configs, &model, &measured, idle)?);
+            Ok(())
+        }
+        Command::Report { select: s, model, phases, status, out, svg_dir } => {
+            let configs = select(&s)?;
+            let model = table::Table::parse(&read(&model)?)?;
+            let phases = phases.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
+            let status = table::Table::parse(&read(&status)?)?;
+            let rows = report::merge(&Machine::h200(), &configs, &model, &phases, &status);
+            std::fs::write(&out, report::csv(&rows)).map_err(|e| format!("{}: {e}", out.display()))?;
+            std::fs::create_dir_all(&svg_dir).map_err(|e| format!("{}: {e}", svg_dir.display()))?;
+            for (name, text) in svg::plots(&rows) {
+                let path = svg_dir.join(name);
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            print!("{}", report::markdown(&rows));
+            Ok(())
+        }
+    }
+}
+
+/// Predicts every configuration (in parallel) and writes one row each, as each finishes
+/// (the file is usable while a long sweep runs).
+fn predict_all(configs: &[Config], out: &Path, resimulate: bool) -> Result<(), String> {
+    use std::io::Write;
+    let machine = Machine::h200();
+    let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    writeln!(file, "id,{}", model::HEADER).map_err(|e| format!("{}: {e}", out.display()))?;
+    let file = std::sync::Mutex::new(file);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    configs.par_iter().for_each(|c| {
+        let row = match model::predict(c, &machine, resimulate) {
+            Ok(p) => {
+                eprintln!(
+                    "  [{}/{}] {c}: burst {:.4} ms, sustained {:.4} ms at {:.3} GHz ({:.1} s)",
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                    configs.len(),
+                    p.burst_ms,
+                    p.sustained_ms,
+                    p.sustained_ghz,
+                    p.host_s
+                );
+                p.row(c.flops())
+            }
+            Err(e) => {
+                eprintln!("  {c}: model failed: {e}");
+                model::Prediction::failed(&e)
+            }
+        };
+        if let Ok(mut f) = file.lock() {
+            let _ = writeln!(f, "{},{row}", c.id);
+            let _ = f.flush();
+        }
+    });
+    Ok(())
+}
+
+/// Measures every configuration on GPU 0.
+fn measure_all(configs: &[Config], dir: &Path, sustained_s: f64, rest_s: f64, cublas: &[String]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let create = |name: &str| std::fs::File::create(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+    let cuda = warpspec::gpu::Cuda::new(0).map_err(|e| e.to_string())?;
+    println!("device: {}", cuda.gpu().name());
+    let out = gpu::Outputs {
+        phases: create("phases.csv")?,
+        series: Some(create("series.csv")?),
+        status: create("status.csv")?,
+    };
+    let mut sweep = gpu::Sweep::new(&cuda, sustained_s, rest_s, out)?;
+    // By problem shape, so the operands of one shape are generated once, with calibration and
+    // held-out shapes alternating (a run cut short still has both); split order otherwise.
+    const ORDER: [&str; 5] =
+        ["8192x8192x8192", "6144x6144x6144", "4096x4096x4096", "12288x4096x2048", "8192x8192x1024"];
+    let mut configs: Vec<&Config> = configs.iter().collect();
+    configs.sort_by_key(|c| ORDER.iter().position(|s| *s == c.shape()).unwrap_or(ORDER.len()));
+    let start = std::time::Instant::now();
+    for (i, c) in configs.iter().enumerate() {
+        println!("[{}/{}] {c} ({:.0} s)", i + 1, configs.len(), start.elapsed().as_secs_f64());
+        sweep.measure(c);
+    }
+    for s in cublas {
+        sweep.cublas(shape(s)?);
+    }
+    let held = configs.iter().filter(|c| c.set == Set::Heldout).count();
+    println!("measured {} configurations ({held} held out) in {:.0} s", configs.len(), start.elapsed().as_secs_f64());
+    Ok(())
+}

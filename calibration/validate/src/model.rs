@@ -1,0 +1,131 @@
+//! Predictions of the timing model for one configuration: the burst (boost clock) and the
+//! sustained run (the clock at the power limit), with the activity counts the power model
+//! reads.
+
+use warpspec::dsl::{Global, Kernel};
+use warpspec::sim::clock::{self, Activity, simulate_clocked};
+use warpspec::sim::{Machine, SimOptions, simulate};
+use warpspec::{Grid, bf16};
+use warpspec_examples::attention::Tensors;
+
+use crate::kernels::{self, GemmTensors, Launch};
+use crate::split::{Config, Work};
+
+/// What the model predicts for one configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prediction {
+    /// Cycles at the boost clock.
+    pub burst_cycles: u64,
+    /// The boost clock, GHz.
+    pub burst_ghz: f64,
+    /// Burst time, ms.
+    pub burst_ms: f64,
+    /// Cycles at the sustained clock.
+    pub sustained_cycles: u64,
+    /// The predicted sustained clock, GHz.
+    pub sustained_ghz: f64,
+    /// Sustained time, ms.
+    pub sustained_ms: f64,
+    /// Predicted board power at boost, W.
+    pub power_at_boost_w: f64,
+    /// Tensor-core utilisation of the burst run.
+    pub tensor_util: f64,
+    /// Counts of the burst run.
+    pub activity: Activity,
+    /// Host seconds the two runs took.
+    pub host_s: f64,
+}
+
+/// Columns of [`Prediction::row`].
+pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_boost_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_host_s,model_error";
+
+impl Prediction {
+    /// One CSV fragment (no id), `flops` per launch for TFLOP/s.
+    pub fn row(&self, flops: f64) -> String {
+        let tflops = |ms: f64| flops / (ms * 1e-3) / 1e12;
+        let a = &self.activity;
+        format!(
+            "{},{:.4},{:.5},{:.1},{},{:.4},{:.5},{:.1},{:.1},{:.4},{:.4e},{:.4e},{:.4e},{:.4e},{:.2},",
+            self.burst_cycles,
+            self.burst_ghz,
+            self.burst_ms,
+            tflops(self.burst_ms),
+            self.sustained_cycles,
+            self.sustained_ghz,
+            self.sustained_ms,
+            tflops(self.sustained_ms),
+            self.power_at_boost_w,
+            self.tensor_util,
+            a.flops,
+            a.instructions,
+            a.l2_bytes,
+            a.hbm_bytes,
+            self.host_s
+        )
+    }
+
+    /// The CSV fragment of a configuration the model could not run.
+    pub fn failed(error: &str) -> String {
+        let empty = HEADER.split(',').count() - 1;
+        format!("{}{}", ",".repeat(empty), crate::table::field(error))
+    }
+}
+
+struct ModelLaunch<'a> {
+    machine: &'a Machine,
+    opts: &'a SimOptions,
+    resimulate: bool,
+}
+
+impl Launch for ModelLaunch<'_> {
+    type Output = Result<Prediction, String>;
+
+    fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
+        let start = std::time::Instant::now();
+        let boost = self.machine.clocks.boost_ghz.value;
+        let (burst, sustained, sustained_ghz, power_at_boost_w) = if self.resimulate {
+            let run = simulate_clocked::<K>(self.machine, grid, params, self.opts).map_err(|e| e.to_string())?;
+            (run.burst, run.sustained, run.sustained_ghz, run.power_at_boost_w)
+        } else {
+            let opts = SimOptions { clock_ghz: Some(boost), ..self.opts.clone() };
+            let burst = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
+            let figures = clock::figures(self.machine, &burst);
+            (burst.clone(), burst, figures.sustained.clock_ghz, figures.power_at_boost_w)
+        };
+        Ok(Prediction {
+            burst_cycles: burst.cycles,
+            burst_ghz: boost,
+            burst_ms: burst.cycles as f64 / (boost * 1e9) * 1e3,
+            sustained_cycles: sustained.cycles,
+            sustained_ghz,
+            sustained_ms: sustained.cycles as f64 / (sustained_ghz * 1e9) * 1e3,
+            power_at_boost_w,
+            tensor_util: burst.utilisation[warpspec::report::Unit::TensorCores],
+            activity: Activity::of(self.machine, &burst),
+            host_s: start.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// Predicts `config` on `machine` (shape-only tensors: no data, no arithmetic).
+///
+/// The sustained figure is the burst run's cycles at the predicted sustained clock; with
+/// `resimulate`, the kernel is run again at that clock (`sim::clock::simulate_clocked`: more
+/// bytes per cycle from L2 and HBM at a lower SM clock), at twice the host time.
+pub fn predict(config: &Config, machine: &Machine, resimulate: bool) -> Result<Prediction, String> {
+    let opts = SimOptions::default();
+    let mut launch = ModelLaunch { machine, opts: &opts, resimulate };
+    match &config.work {
+        Work::Gemm { m, n, k, .. } => {
+            let t = GemmTensors {
+                a: Global::shape_only(&[*m, *k]),
+                b: Global::shape_only(&[*k, *n]),
+                c: Global::shape_only(&[*m, *n]),
+            };
+            kernels::gemm(config, t, &mut launch)?
+        }
+        Work::Attention { problem, .. } => {
+            kernels::attention(config, Tensors::<bf16>::shape_only(problem), &mut launch)?
+        }
+    }
+}
