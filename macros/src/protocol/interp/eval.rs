@@ -256,6 +256,12 @@ impl<'a> Run<'_, 'a> {
             self.an.threshold(first);
             self.trace.sized = true;
         }
+        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
+            && let Some((size, first)) = a.size_threshold(&b).or_else(|| b.size_threshold(&a))
+        {
+            self.an.size_threshold(size, first);
+            self.trace.sized = true;
+        }
         match a.apply(op, &b, self.scen.v) {
             Some(Out::Int(x)) => int(x),
             Some(Out::Bool(b)) => Val::Bool(b),

@@ -2,6 +2,7 @@
 //! reads.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::errors::Loc;
 
@@ -13,6 +14,17 @@ pub struct Scenario {
     pub v: i128,
     /// The arm each undecided condition takes, by the condition's name (0 = false).
     pub choices: HashMap<String, usize>,
+    /// Run-time sizes that take a value of their own instead of `v`: a size compared with a
+    /// constant (`if k_tiles == 0`), at the values around where the comparison flips, while
+    /// the other sizes (`tiles`) keep theirs.
+    pub sizes: Vec<(Rc<str>, i128)>,
+}
+
+impl Scenario {
+    /// The value the scenario gives size `name`, when it gives it one of its own.
+    pub fn size(&self, name: &str) -> Option<i128> {
+        self.sizes.iter().find(|(n, _)| &**n == name).map(|(_, x)| *x)
+    }
 }
 
 /// A barrier operation as one role instance performs it.

@@ -114,9 +114,20 @@ impl Sim<'_, '_> {
     /// synchronous one when the other is asynchronous (the access to move), else at `b`.
     fn report_race(&mut self, a: usize, b: usize) {
         let (Some(mut x), Some(mut y)) = (self.accesses.list.get(a), self.accesses.list.get(b)) else { return };
+        let mut y_index = b;
         if y.asynchronous && !x.asynchronous {
             std::mem::swap(&mut x, &mut y);
+            y_index = a;
         }
+        // Which way to order a write and an asynchronous read of it: when the two instances
+        // have not synchronized at all before them, and no earlier write of the same site
+        // was ordered before the read (a refill under the read of the previous fill), the
+        // read is issued before the writes it should read.
+        let list = &self.accesses.list;
+        let rewrite = list.iter().take(y_index).any(|r| {
+            r.inst == y.inst && r.site == y.site && r.write && r.end.is_some_and(|e| x.clock.get(r.inst) >= e)
+        });
+        let unsynchronized = y.clock.get(x.inst) == 0 && x.clock.get(y.inst) == 0;
         let model = self.an.model;
         let Some(field) = model.fields.get(x.field.0) else { return };
         let tmem = field.ty.to_token_stream().to_string().contains("TmemTile");
@@ -131,7 +142,9 @@ impl Sim<'_, '_> {
             (true, false) => "writes",
             (false, false) => "reads",
         };
-        let help = if x.asynchronous && !x.write && !tmem {
+        let help = if x.asynchronous && !x.write && !tmem && y.write && !rewrite && unsynchronized {
+            "issue the asynchronous read after every write it reads: a barrier that the writers arrive on after writing, and that the issuing warp waits on before the `tma_store`/`wgmma`"
+        } else if x.asynchronous && !x.write && !tmem {
             "wait for the asynchronous read to complete (`mma_wait`/`store_wait`) and hand the tile over with a barrier before rewriting it"
         } else if tmem && (x.write || y.write) && (x.asynchronous || y.asynchronous) {
             "read the tile (`tmem_load`) before the arrive that hands it back to the MMA warp, and publish MMA results with `arrive_on_mma_completion`"
