@@ -13,14 +13,15 @@
 pub mod fixed {
     use warpspec::prelude::*;
 
-    pub const NP: usize = 2;
-
     #[named_barrier(roles = [warps], threads = 128)]
     pub struct Block;
 
     #[role(warps = 4, regs = 128)]
     pub async fn warps(cx: &Ctx<'_, ()>, block: Named<'_, Block>) {
-        if cx.instance() % NP == 0 {
+        // `threadIdx.y % np == 0` with `np = 2`: warps 0 and 2 write the fixup metadata.
+        if cx.instance() & 1 == 0 {
+            let meta = cx.row_vec::<16>(1.0);
+            let _ = meta;
             block.sync().await;
         } else {
             block.sync().await;

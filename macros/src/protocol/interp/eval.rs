@@ -232,9 +232,44 @@ impl<'a> Run<'_, 'a> {
         }
         let l = val!(self, left);
         let r = val!(self, right);
-        match arith_op(op) {
-            Some(op) => Flow::Val(self.arith(op, &l, &r)),
-            None => Flow::Val(Val::Unknown),
+        let Some(op) = arith_op(op) else { return Flow::Val(Val::Unknown) };
+        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) {
+            self.size_comparison(&l, left, &r, right);
+        }
+        Flow::Val(self.arith(op, &l, &r))
+    }
+
+    /// Notes a comparison of a size with a constant of the text (a literal or a module
+    /// constant, not a variable such as a loop counter): runs in which that size alone
+    /// takes the values around the comparison follow.
+    fn size_comparison(&mut self, l: &Val, left: &Expr, r: &Val, right: &Expr) {
+        let (Some(a), Some(b)) = (self.lin(l), self.lin(r)) else { return };
+        let found = if self.text_constant(right) {
+            a.size_threshold(&b)
+        } else if self.text_constant(left) {
+            b.size_threshold(&a)
+        } else {
+            None
+        };
+        if let Some((size, first)) = found {
+            self.an.size_threshold(size, first);
+            self.trace.sized = true;
+        }
+    }
+
+    /// Whether `e` is a constant of the text: a literal, a module constant, or arithmetic
+    /// and casts of those.
+    fn text_constant(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Lit(_) => true,
+            ExprKind::Path(p) => {
+                p.ident().is_some_and(|n| self.lookup(n).is_none() && self.an.model.consts.value(n).is_some())
+            }
+            ExprKind::Paren(x) | ExprKind::Cast { expr: x, .. } | ExprKind::Unary { expr: x, .. } => {
+                self.text_constant(x)
+            }
+            ExprKind::Binary { left, right, .. } => self.text_constant(left) && self.text_constant(right),
+            _ => false,
         }
     }
 
@@ -254,12 +289,6 @@ impl<'a> Run<'_, 'a> {
             && let Some(first) = a.threshold(&b).or_else(|| b.threshold(&a))
         {
             self.an.threshold(first);
-            self.trace.sized = true;
-        }
-        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge)
-            && let Some((size, first)) = a.size_threshold(&b).or_else(|| b.size_threshold(&a))
-        {
-            self.an.size_threshold(size, first);
             self.trace.sized = true;
         }
         match a.apply(op, &b, self.scen.v) {
