@@ -8,35 +8,11 @@
 //! reporter reviewed.
 //!
 //! Re-enacted: two MMA warpgroups each write their 64 rows of `o`, then each copies its 32
-//! columns of all 128 rows out. The two accesses of a pair go through narrowed views (rows
-//! and columns), which the checker leaves to the emulator: the default emulator run reports
-//! the race, with the exact rectangles.
-
-/// The buggy twin: no barrier between the register-to-shared and shared-to-global copies.
-#[warpspec::kernel]
-pub mod buggy {
-    use warpspec::prelude::*;
-
-    #[params]
-    pub struct Args {
-        pub o: Global<f32>,
-    }
-
-    #[shared]
-    pub struct Smem {
-        o: Tile<f32, 128, 64>,
-    }
-
-    #[role(warpgroups = 2, regs = 232)]
-    pub async fn epilogue(cx: &Ctx<'_, Args>, o: &Tile<f32, 128, 64>) {
-        let rows = cx.instance() * 64;
-        let cols = cx.instance() * 32;
-        let acc = cx.fragment::<64, 64>(1.0);
-        cx.store(&acc, o.rows::<64>(rows));
-        let part = cx.load(o.cols::<32>(cols)); // @fa-1344-copy-out
-        cx.store_global(&part, &cx.args().o, &[0, cols]);
-    }
-}
+//! columns of all 128 rows out. Both accesses of a racing pair go through narrowed views
+//! (rows, columns) whose offsets the text decides; the checker compares their rectangles.
+//!
+//! This is the fixed twin; the buggy twin, which the checker rejects, is
+//! `tests/corpus/fail/flash_attention_1344.rs`.
 
 /// The fixed twin: the warpgroups meet between the two copies.
 #[warpspec::kernel]

@@ -219,8 +219,8 @@ impl<'s, 'a> Sim<'s, 'a> {
             }
             EventKind::Sync { named } => self.named(i, event.site, named, started, true),
             EventKind::NamedArrive { named } => self.named(i, event.site, named, None, false),
-            EventKind::Access { field, elem, write, whole, pending } => {
-                self.access(i, event.site, (field, elem), write, whole, pending);
+            EventKind::Access { field, elem, write, whole, rect, pending } => {
+                self.access(i, event.site, (field, elem), write, (whole, rect), pending);
                 true
             }
             EventKind::Complete { id } => {

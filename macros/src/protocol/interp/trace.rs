@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::value::Rect;
 use crate::errors::Loc;
 
 /// What one run of the checker assumes about values the text does not decide.
@@ -76,9 +77,10 @@ pub enum EventKind {
         elem: Option<i128>,
         /// A write (else a read).
         write: bool,
-        /// Whether the access covers the whole tile: a view narrowed with `rows`/`cols`
-        /// may cover any part of it, since the checker does not follow view offsets.
+        /// Whether the access covers the whole tile (not a view narrowed with `rows`/`cols`).
         whole: bool,
+        /// The rectangle it covers, when the text decides the view's offsets.
+        rect: Option<Rect>,
         /// The asynchronous operation that performs it (`None`: done when issued).
         pending: Option<AsyncId>,
     },
