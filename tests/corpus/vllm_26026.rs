@@ -6,42 +6,10 @@
 //! step (a hang). The fix makes the early path `arrive_and_wait()`.
 //!
 //! Re-enacted: a load warp and a compute warpgroup meet on a named barrier per tile; the
-//! compute role's empty-work path only arrives. The compile-time checker takes the run-time
-//! tile count as non-zero (issue 14, class 1), so the default emulator run with an empty
-//! split catches it.
-
-/// The buggy twin: the empty-work path arrives without waiting.
-#[warpspec::kernel]
-pub mod buggy {
-    use warpspec::prelude::*;
-
-    #[params]
-    pub struct Args {
-        pub tiles: usize,
-        pub k_tiles: usize,
-    }
-
-    #[named_barrier(roles = [load, compute], threads = 160)]
-    pub struct Epilogue;
-
-    #[role(warps = 1, regs = 40)]
-    pub async fn load(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
-        for _ in 0..cx.args().tiles {
-            epilogue.sync().await;
-        }
-    }
-
-    #[role(warpgroups = 1, regs = 232)]
-    pub async fn compute(cx: &Ctx<'_, Args>, epilogue: Named<'_, Epilogue>) {
-        for _ in 0..cx.args().tiles {
-            if cx.args().k_tiles == 0 {
-                epilogue.arrive(); // @vllm-26026-arrive
-                continue;
-            }
-            epilogue.sync().await;
-        }
-    }
-}
+//! compute role's empty-work path only arrives.
+//!
+//! This is the fixed twin; the buggy twin, which the checker rejects (it runs `k_tiles` at 0
+//! while the tile loop has tiles), is `tests/corpus/fail/vllm_26026.rs`.
 
 /// The fixed twin: the empty-work path waits too.
 #[warpspec::kernel]

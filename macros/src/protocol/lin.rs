@@ -89,7 +89,7 @@ impl Lin {
     }
 
     /// A constant computed from sizes in this scenario.
-    fn computed(x: i128) -> Self {
+    pub fn computed(x: i128) -> Self {
         Self { base: None, unit: 1, mul: 0, off: x, exact: false }
     }
 
@@ -112,6 +112,18 @@ impl Lin {
             return None;
         }
         c.off.checked_sub(self.off)?.checked_add(step - 1).map(|x| x.div_euclid(step))
+    }
+
+    /// The values of the size itself (not of `v`) around which `self` compared with the
+    /// constant `c` flips, with the size's name: a size of the text (`mul` 1 over a size
+    /// that is not a sum), for runs in which it alone takes those values.
+    pub fn size_threshold(&self, c: &Self) -> Option<(Rc<str>, i128)> {
+        let base = self.base.clone()?;
+        if c.base.is_some() || self.unit != 1 || self.mul <= 0 {
+            return None;
+        }
+        let first = c.off.checked_sub(self.off)?.checked_add(self.mul - 1)?.div_euclid(self.mul);
+        Some((base, first))
     }
 
     /// How the integer reads in the name of a size derived from it.

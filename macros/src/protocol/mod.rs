@@ -18,7 +18,7 @@ mod table;
 mod tests;
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use warpspec_ir::{Function, Kernel, Pos, WaitLd};
@@ -65,6 +65,8 @@ pub struct Analysis<'a> {
     budget: Cell<u64>,
     /// Trip counts at which a comparison of a size with a constant flips, met so far.
     thresholds: RefCell<BTreeSet<i128>>,
+    /// Values around which a comparison of one size with a constant flips, by the size.
+    size_thresholds: RefCell<BTreeMap<Rc<str>, BTreeSet<i128>>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -91,6 +93,18 @@ impl<'a> Analysis<'a> {
         for v in [first - 1, first, first + 1] {
             if (0..=MAX_THRESHOLD).contains(&v) {
                 t.insert(v);
+            }
+        }
+    }
+
+    /// Notes that a comparison of size `size` with a constant flips at value `first`: runs
+    /// in which that size alone takes the values on both sides of it follow.
+    pub fn size_threshold(&self, size: Rc<str>, first: i128) {
+        let mut t = self.size_thresholds.borrow_mut();
+        let values = t.entry(size).or_default();
+        for v in [first - 1, first, first + 1] {
+            if (0..=MAX_THRESHOLD).contains(&v) {
+                values.insert(v);
             }
         }
     }
@@ -138,6 +152,7 @@ pub fn check<'a>(model: &Model<'a>, lowered: &Lowered<'a>, errors: &Errors) -> C
         math: RefCell::default(),
         budget: Cell::new(BUDGET),
         thresholds: RefCell::default(),
+        size_thresholds: RefCell::default(),
     };
     let coverage = scenarios(&an);
     an.findings.into_inner().emit(errors);
@@ -280,7 +295,7 @@ fn scenarios(an: &Analysis<'_>) -> Coverage {
                 if (v == longest && wraps && !id.is_empty()) || !done.insert((id.clone(), v)) {
                     continue;
                 }
-                let scen = Scenario { v, choices: choices.clone() };
+                let scen = Scenario { v, choices: choices.clone(), sizes: Vec::new() };
                 let Some(traces) = run_all(an, &scen) else { return coverage };
                 for t in &traces {
                     for (k, d) in &t.discovered {
@@ -312,12 +327,49 @@ fn scenarios(an: &Analysis<'_>) -> Coverage {
         let room = (trip_counts(&an.table).len() + MAX_EXTRA_TRIPS).saturating_sub(vs.len());
         let extra: Vec<i128> = extra.into_iter().take(room).collect();
         if new.is_empty() && extra.is_empty() {
-            return coverage;
+            break;
         }
         vs.extend(extra);
         keys.extend(new);
     }
+    single_sizes(an, &mut coverage);
     coverage
+}
+
+/// Trip counts the other sizes take in a run where one size takes a value of its own.
+const SINGLE_SIZE_TRIPS: [i128; 2] = [1, 2];
+/// Values of one size that such runs take, at most, per size.
+const SINGLE_SIZE_VALUES: usize = 3;
+
+/// Runs in which one size compared with a constant takes the values on both sides of the
+/// comparison while the others keep the scenario's trip count: `if k_tiles == 0` inside a
+/// loop over `tiles` is then taken on some tiles, which the runs where every size is `v`
+/// never show (they make `tiles` empty whenever `k_tiles` is 0).
+fn single_sizes(an: &Analysis<'_>, coverage: &mut Coverage) {
+    let sizes: Vec<(Rc<str>, Vec<i128>)> = an
+        .size_thresholds
+        .borrow()
+        .iter()
+        .map(|(s, vs)| (s.clone(), vs.iter().copied().take(SINGLE_SIZE_VALUES).collect()))
+        .collect();
+    for (size, values) in sizes {
+        for x in values {
+            for v in SINGLE_SIZE_TRIPS {
+                let scen = Scenario { v, choices: HashMap::new(), sizes: vec![(size.clone(), x)] };
+                let Some(traces) = run_all(an, &scen) else { return };
+                if traces.iter().any(|t| t.infeasible) {
+                    continue;
+                }
+                match traces.iter().find_map(|t| t.aborted) {
+                    None => {
+                        sim::simulate(an, &scen, &traces);
+                        coverage.simulated += 1;
+                    }
+                    Some(why) => coverage.partial.push(why),
+                }
+            }
+        }
+    }
 }
 
 /// Runs every role instance of the kernel in `scen`; `None` once the budget is spent.

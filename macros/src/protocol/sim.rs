@@ -219,8 +219,8 @@ impl<'s, 'a> Sim<'s, 'a> {
             }
             EventKind::Sync { named } => self.named(i, event.site, named, started, true),
             EventKind::NamedArrive { named } => self.named(i, event.site, named, None, false),
-            EventKind::Access { field, elem, write, whole, pending } => {
-                self.access(i, event.site, (field, elem), write, whole, pending);
+            EventKind::Access { field, elem, write, whole, rect, pending } => {
+                self.access(i, event.site, (field, elem), write, (whole, rect), pending);
                 true
             }
             EventKind::Complete { id } => {
@@ -345,10 +345,14 @@ impl<'s, 'a> Sim<'s, 'a> {
     /// when the text decides the run.
     fn scenario(&self) -> String {
         let mut parts = Vec::new();
+        for (size, x) in &self.scen.sizes {
+            parts.push(format!("`{size}` is {x}"));
+        }
         if self.insts.iter().any(|x| x.trace.sized) {
+            let every = if self.scen.sizes.is_empty() { "every" } else { "every other" };
             parts.push(match self.scen.v {
-                1 => "the checker takes every run-time size as 1 (loops over them make 1 iteration)".to_string(),
-                v => format!("the checker takes every run-time size as {v} (loops over them make {v} iterations)"),
+                1 => format!("the checker takes {every} run-time size as 1 (loops over them make 1 iteration)"),
+                v => format!("the checker takes {every} run-time size as {v} (loops over them make {v} iterations)"),
             });
         }
         let mut choices: Vec<_> = self.scen.choices.iter().collect();
@@ -430,10 +434,21 @@ impl<'s, 'a> Sim<'s, 'a> {
         // The same wait has flipped its parity before: the position was reset (a persistent
         // loop that starts each tile over at parity 0), not left unflipped.
         let reset = self.waits.iter().any(|x| x.inst == inst && x.site == site && x.parity != parity);
-        let fix = if reset {
-            "this wait flips its parity, but its position starts over (e.g. `phase` reset for each persistent tile) while the barrier's phases go on: carry the ring position (the stage index and its parity) across the tiles instead of resetting it"
+        // A wait on one stage of a barrier of several, while the arrivals move on through the
+        // stages: the stage index was computed once (a pointer to the first stage kept).
+        let stages = self.an.table.bars.get(bar).and_then(|b| b.len).unwrap_or(1);
+        let same_stage = self.waits.iter().filter(|x| x.inst == inst && x.site == site).all(|x| x.index == w.index);
+        let others_arrived =
+            self.barriers.get(bar).is_some_and(|st| st.iter().enumerate().any(|(x, st)| x != w.index && st.ever > 0));
+        let fix = if stages > 1 && same_stage && others_arrived {
+            format!(
+                "this wait always uses stage {} of the barrier's {stages}, while the arrivals move through the stages: wait on the stage of the current round (its index computed every iteration), with that stage's parity",
+                w.index
+            )
+        } else if reset {
+            "this wait flips its parity, but its position starts over (e.g. `phase` reset for each persistent tile) while the barrier's phases go on: carry the ring position (the stage index and its parity) across the tiles instead of resetting it".to_string()
         } else {
-            "flip the parity after every wait on the barrier (`phase ^= 1`)"
+            "flip the parity after every wait on the barrier (`phase ^= 1`)".to_string()
         };
         let message = format!(
             "{} waits on {slot} for parity {parity} again, but the barrier has completed no phase since its previous wait saw phase {observed}: the wait passes at once on that old phase instead of waiting for the next one{}; {fix}",

@@ -65,3 +65,31 @@ fn print_fail_cases() {
         }
     }
 }
+
+#[test]
+fn corpus_fixed_twins_check_cleanly_and_buggy_twins_do_not() {
+    let mut failures = Vec::new();
+    for file in sources(&root().join("tests/corpus")) {
+        let buggy_file = file.components().any(|c| c.as_os_str() == "fail");
+        for found in kernels_in_file(&file) {
+            let (messages, coverage) = check(&found);
+            let buggy = buggy_file || found.name.ends_with("buggy");
+            if buggy && messages.is_empty() {
+                failures.push(format!("{}: the buggy twin passes the checker", found.name));
+            } else if !buggy && !messages.is_empty() {
+                failures.push(format!("{}: {messages:#?}", found.name));
+            } else if !buggy && !coverage.partial.is_empty() {
+                failures.push(format!("{}: runs left partial: {:?}", found.name, coverage.partial));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_size_compared_with_a_constant_takes_its_values_alone() {
+    let file = root().join("tests/corpus/fail/vllm_26026.rs");
+    let found = kernels_in_file(&file);
+    let (messages, _) = check(found.first().expect("the buggy twin"));
+    assert!(messages.iter().any(|m| m.contains("[WS0014]") && m.contains("`args.k_tiles` is 0")), "{messages:#?}");
+}

@@ -23,7 +23,8 @@ impl Run<'_, '_> {
             (Some(view), Some(tile)) => view == tile,
             _ => true,
         };
-        self.event(EventKind::Access { field, elem, write, whole, pending }, site);
+        let rect = self.rect_of(v);
+        self.event(EventKind::Access { field, elem, write, whole, rect, pending }, site);
     }
 
     /// The accesses of a synchronous copy `op` with operand values `src` and `dst`.

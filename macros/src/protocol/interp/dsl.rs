@@ -7,7 +7,7 @@ use warpspec_ir::{Expr, Generic, Op, Receiver};
 use super::super::table::End;
 use super::run::Run;
 use super::trace::{AsyncId, AsyncKind, EventKind};
-use super::value::{Async, Owner, PipeState, TokState, Token, Val};
+use super::value::{Async, Owner, PipeState, Rect, TokState, Token, Val};
 use crate::model::TileShape;
 
 /// The operands of a resolved operation, read by their names in the catalogue.
@@ -449,7 +449,7 @@ impl<'a> Run<'_, 'a> {
         match field {
             Some(f) => {
                 let shape = model.fields.get(f).and_then(|f| model.unit_shape(&f.stage_ty));
-                Val::Tile(Owner::Token(t), shape)
+                Val::Tile(Owner::Token(t), shape, None)
             }
             None => Val::Unknown,
         }
@@ -464,8 +464,17 @@ impl<'a> Run<'_, 'a> {
     /// A value as a tile operand: its owner and shape.
     pub(super) fn tile_of(&self, v: &Val) -> Option<(Owner, Option<TileShape>)> {
         match v {
-            Val::Tile(o, s) => Some((*o, *s)),
+            Val::Tile(o, s, _) => Some((*o, *s)),
             Val::Buffer(f) => Some((Owner::Buffer(*f), self.buffer_shape(*f))),
+            _ => None,
+        }
+    }
+
+    /// The rectangle of an unguarded buffer a value covers, when the text decides it.
+    pub(super) fn rect_of(&self, v: &Val) -> Option<Rect> {
+        match v {
+            Val::Tile(_, _, r) => r.as_deref().copied(),
+            Val::Buffer(f) => self.buffer_shape(*f).and_then(Rect::whole),
             _ => None,
         }
     }
@@ -474,17 +483,30 @@ impl<'a> Run<'_, 'a> {
 
     /// A method of a tile or view: the view operations of the catalogue narrow or keep the
     /// shape; other methods give an unknown value.
-    pub(super) fn view_method(&self, generics: &[Generic], owner: Owner, shape: Option<TileShape>, name: &str) -> Val {
+    ///
+    /// `rect` is the rectangle the receiver covers and `start` the view's first row or
+    /// column, when the text decides them: the window's rectangle follows.
+    pub(super) fn view_method(
+        &self,
+        generics: &[Generic],
+        (owner, shape, rect): (Owner, Option<TileShape>, Option<Rect>),
+        name: &str,
+        start: Option<i128>,
+    ) -> Val {
         let consts = &self.an.model.consts;
         let turbofish = || generics.first().and_then(|g| g.const_value(&|name| consts.value(name)));
         match Op::find(Receiver::Tile, name).or_else(|| Op::find(Receiver::TileRef, name)) {
             Some(Op::TileRows | Op::RefRows) => {
-                Val::Tile(owner, shape.zip(turbofish()).map(|(s, rows)| TileShape { rows, ..s }))
+                let n = turbofish();
+                let rect = rect.zip(start).zip(n).and_then(|((r, s), rows)| r.rows(s, rows));
+                Val::Tile(owner, shape.zip(n).map(|(s, rows)| TileShape { rows, ..s }), rect.map(Box::new))
             }
             Some(Op::TileCols | Op::RefCols) => {
-                Val::Tile(owner, shape.zip(turbofish()).map(|(s, cols)| TileShape { cols, ..s }))
+                let n = turbofish();
+                let rect = rect.zip(start).zip(n).and_then(|((r, s), cols)| r.cols(s, cols));
+                Val::Tile(owner, shape.zip(n).map(|(s, cols)| TileShape { cols, ..s }), rect.map(Box::new))
             }
-            Some(Op::TileView | Op::TileT | Op::RefT) => Val::Tile(owner, shape),
+            Some(Op::TileView | Op::TileT | Op::RefT) => Val::Tile(owner, shape, rect.map(Box::new)),
             // `bytes`, `dtype`: a value of the tile's type, not a tile.
             Some(_) => Val::Unknown,
             // Not a tile method (a ring's `stage`, or one rustc rejects): nothing known.

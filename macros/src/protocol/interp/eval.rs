@@ -10,7 +10,7 @@ use super::MAX_DEPTH;
 use super::control::ChoiceKind;
 use super::run::Run;
 use super::scan::{Arm, Mentions, contains_ops};
-use super::value::{Flow, Owner, Range, Val, int, range_method};
+use super::value::{Flow, Owner, Range, Rect, Val, int, range_method};
 
 impl<'a> Run<'_, 'a> {
     /// Evaluates an expression.
@@ -142,7 +142,11 @@ impl<'a> Run<'_, 'a> {
                 Flow::Val(match (base, index) {
                     (Val::Buffer(f), Val::Int(i)) if u32::try_from(i).is_ok() => {
                         let shape = self.buffer_shape(f);
-                        Val::Tile(Owner::Element(f, u32::try_from(i).unwrap_or(0)), shape)
+                        Val::Tile(
+                            Owner::Element(f, u32::try_from(i).unwrap_or(0)),
+                            shape,
+                            shape.and_then(Rect::whole).map(Box::new),
+                        )
                     }
                     (Val::Buffer(f), _) => Val::Buffer(f),
                     (Val::Atom(k), Val::Int(x)) => Val::Atom(format!("{k}[{x}]").into()),
@@ -232,9 +236,44 @@ impl<'a> Run<'_, 'a> {
         }
         let l = val!(self, left);
         let r = val!(self, right);
-        match arith_op(op) {
-            Some(op) => Flow::Val(self.arith(op, &l, &r)),
-            None => Flow::Val(Val::Unknown),
+        let Some(op) = arith_op(op) else { return Flow::Val(Val::Unknown) };
+        if matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge) {
+            self.size_comparison(&l, left, &r, right);
+        }
+        Flow::Val(self.arith(op, &l, &r))
+    }
+
+    /// Notes a comparison of a size with a constant of the text (a literal or a module
+    /// constant, not a variable such as a loop counter): runs in which that size alone
+    /// takes the values around the comparison follow.
+    fn size_comparison(&mut self, l: &Val, left: &Expr, r: &Val, right: &Expr) {
+        let (Some(a), Some(b)) = (self.lin(l), self.lin(r)) else { return };
+        let found = if self.text_constant(right) {
+            a.size_threshold(&b)
+        } else if self.text_constant(left) {
+            b.size_threshold(&a)
+        } else {
+            None
+        };
+        if let Some((size, first)) = found {
+            self.an.size_threshold(size, first);
+            self.trace.sized = true;
+        }
+    }
+
+    /// Whether `e` is a constant of the text: a literal, a module constant, or arithmetic
+    /// and casts of those.
+    fn text_constant(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Lit(_) => true,
+            ExprKind::Path(p) => {
+                p.ident().is_some_and(|n| self.lookup(n).is_none() && self.an.model.consts.value(n).is_some())
+            }
+            ExprKind::Paren(x) | ExprKind::Cast { expr: x, .. } | ExprKind::Unary { expr: x, .. } => {
+                self.text_constant(x)
+            }
+            ExprKind::Binary { left, right, .. } => self.text_constant(left) && self.text_constant(right),
+            _ => false,
         }
     }
 
@@ -266,6 +305,9 @@ impl<'a> Run<'_, 'a> {
     // ---- calls ----
 
     /// Evaluates arguments, noting which are moved (plain variables).
+    // `Flow` is the interpreter's control flow, returned by value everywhere; a tile value
+    // with its rectangle makes it a few bytes over clippy's threshold for `Err` variants.
+    #[allow(clippy::result_large_err)]
     fn args(&mut self, args: &'a [Expr]) -> Result<Vec<(Val, bool)>, Flow> {
         let mut out = Vec::new();
         for a in args {
@@ -400,6 +442,12 @@ impl<'a> Run<'_, 'a> {
         }
     }
 
+    /// The first argument of a view method as an offset the text decides.
+    fn start(&self, args: &[(Val, bool)]) -> Option<i128> {
+        let (v, _) = args.first()?;
+        self.num(v).filter(|&(_, exact)| exact).map(|(x, _)| x)
+    }
+
     /// Evaluates a method call: DSL operations of the context, endpoints, tokens and tile
     /// views (see [`super::dsl`]), and the host methods of integers and ranges.
     fn method(
@@ -436,10 +484,13 @@ impl<'a> Run<'_, 'a> {
             Val::Ctx => self.ctx_method(call, name, &args),
             Val::Endpoint(ep) => self.endpoint_method(call, ep, name, &args),
             Val::Token(t) => self.token_method(t, name),
-            Val::Tile(owner, shape) => self.view_method(generics, owner, shape, name),
+            Val::Tile(owner, shape, rect) => {
+                self.view_method(generics, (owner, shape, rect.as_deref().copied()), name, self.start(&args))
+            }
             Val::Buffer(f) => {
                 let shape = self.buffer_shape(f);
-                self.view_method(generics, Owner::Buffer(f), shape, name)
+                let start = self.start(&args);
+                self.view_method(generics, (Owner::Buffer(f), shape, shape.and_then(Rect::whole)), name, start)
             }
             Val::Range(r) => range_method(r, name, args.first().and_then(|(v, _)| self.num(v))),
             Val::Int(_) | Val::Sym(_) | Val::Atom(_) | Val::Unknown => {

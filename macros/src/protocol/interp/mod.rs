@@ -51,6 +51,7 @@ mod value;
 pub use run::Run;
 pub use scan::{ArmInfo, is_math};
 pub use trace::{AsyncId, Event, EventKind, Scenario, Signal, Trace};
+pub use value::Rect;
 
 /// Statements and expressions one run may evaluate.
 const RUN_STEPS: u32 = 60_000;

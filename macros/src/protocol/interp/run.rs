@@ -310,8 +310,16 @@ impl<'r, 'a> Run<'r, 'a> {
     pub(super) fn lin(&self, v: &Val) -> Option<Lin> {
         match v {
             Val::Int(x) => Some(Lin::exact(*x)),
-            Val::Sym(l) => Some(l.clone()),
-            Val::Atom(k) => Some(Lin::size(k.clone())),
+            Val::Sym(l) => match l.base.as_deref().and_then(|b| self.scen.size(b)) {
+                Some(x) => {
+                    Some(Lin::computed(l.mul.checked_mul(i128::from(l.unit))?.checked_mul(x)?.checked_add(l.off)?))
+                }
+                None => Some(l.clone()),
+            },
+            Val::Atom(k) => match self.scen.size(k) {
+                Some(x) => Some(Lin::computed(x)),
+                None => Some(Lin::size(k.clone())),
+            },
             Val::Unknown => Some(Lin::size("?".into())),
             _ => None,
         }

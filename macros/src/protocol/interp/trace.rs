@@ -2,7 +2,9 @@
 //! reads.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
+use super::value::Rect;
 use crate::errors::Loc;
 
 /// What one run of the checker assumes about values the text does not decide.
@@ -13,6 +15,17 @@ pub struct Scenario {
     pub v: i128,
     /// The arm each undecided condition takes, by the condition's name (0 = false).
     pub choices: HashMap<String, usize>,
+    /// Run-time sizes that take a value of their own instead of `v`: a size compared with a
+    /// constant (`if k_tiles == 0`), at the values around where the comparison flips, while
+    /// the other sizes (`tiles`) keep theirs.
+    pub sizes: Vec<(Rc<str>, i128)>,
+}
+
+impl Scenario {
+    /// The value the scenario gives size `name`, when it gives it one of its own.
+    pub fn size(&self, name: &str) -> Option<i128> {
+        self.sizes.iter().find(|(n, _)| &**n == name).map(|(_, x)| *x)
+    }
 }
 
 /// A barrier operation as one role instance performs it.
@@ -64,9 +77,10 @@ pub enum EventKind {
         elem: Option<i128>,
         /// A write (else a read).
         write: bool,
-        /// Whether the access covers the whole tile: a view narrowed with `rows`/`cols`
-        /// may cover any part of it, since the checker does not follow view offsets.
+        /// Whether the access covers the whole tile (not a view narrowed with `rows`/`cols`).
         whole: bool,
+        /// The rectangle it covers, when the text decides the view's offsets.
+        rect: Option<Rect>,
         /// The asynchronous operation that performs it (`None`: done when issued).
         pending: Option<AsyncId>,
     },

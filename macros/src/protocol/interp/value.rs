@@ -86,8 +86,9 @@ pub(super) enum Val {
     Buffer(usize),
     /// A pipeline token.
     Token(usize),
-    /// A tile (or window) of a slot or buffer, with its shape when known.
-    Tile(Owner, Option<TileShape>),
+    /// A tile (or window) of a slot or buffer, with its shape when known and, for a window
+    /// of an unguarded buffer whose offsets the text decides, the rectangle it covers.
+    Tile(Owner, Option<TileShape>, Option<Box<Rect>>),
     /// A `wgmma` group.
     Group(usize),
     /// A TMA store group.
@@ -238,5 +239,46 @@ pub(super) fn int(x: Lin) -> Val {
     match x {
         Lin { base: None, off, exact: true, .. } => Val::Int(off),
         other => Val::Sym(other),
+    }
+}
+
+/// The rectangle of an unguarded buffer a window covers, in the buffer's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rect {
+    /// First row.
+    pub row: i32,
+    /// First column.
+    pub col: i32,
+    /// Rows.
+    pub rows: i32,
+    /// Columns.
+    pub cols: i32,
+}
+
+impl Rect {
+    /// The whole of a tile of `shape`, if its extents fit.
+    pub fn whole(shape: TileShape) -> Option<Self> {
+        Some(Self { row: 0, col: 0, rows: i32::try_from(shape.rows).ok()?, cols: i32::try_from(shape.cols).ok()? })
+    }
+
+    /// The window of `n` rows from row `start` of this rectangle.
+    pub fn rows(self, start: i128, n: i128) -> Option<Self> {
+        let row = self.row.checked_add(i32::try_from(start).ok()?)?;
+        Some(Self { row, rows: i32::try_from(n).ok()?, ..self })
+    }
+
+    /// The window of `n` columns from column `start` of this rectangle.
+    pub fn cols(self, start: i128, n: i128) -> Option<Self> {
+        let col = self.col.checked_add(i32::try_from(start).ok()?)?;
+        Some(Self { col, cols: i32::try_from(n).ok()?, ..self })
+    }
+
+    /// Whether the two rectangles share an element.
+    pub fn overlaps(self, other: Self) -> bool {
+        let end = |a: i32, n: i32| i64::from(a) + i64::from(n);
+        i64::from(self.row) < end(other.row, other.rows)
+            && i64::from(other.row) < end(self.row, self.rows)
+            && i64::from(self.col) < end(other.col, other.cols)
+            && i64::from(other.col) < end(self.col, self.cols)
     }
 }

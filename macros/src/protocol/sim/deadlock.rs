@@ -207,28 +207,37 @@ impl Sim<'_, '_> {
             ));
         }
         let first_site = cycle.first().and_then(|i| waiting.iter().find(|w| w.0 == *i)).map(|w| w.2);
+        // What the cycle shows, then (after "; ", which becomes the `help:` line) the fix.
         let hint = if first_waits == cycle.len() {
-            " Every wait in the cycle is its instance's first on that barrier, for parity 0: the side that waits for buffers to become free (an `empty` barrier) must start at parity 1, which passes at once on a fresh barrier."
+            " Every wait in the cycle is its instance's first on that barrier, for parity 0; start the side that waits for buffers to become free (an `empty` barrier) at parity 1, which passes at once on a fresh barrier"
                 .to_string()
+        } else if let ([i], Some(&(_, Block::Mbarrier { .. }, _))) =
+            (cycle, cycle.first().and_then(|i| waiting.iter().find(|w| w.0 == *i)))
+        {
+            format!(
+                " {} waits for a phase that only its own later arrivals could complete: the parity it waits for names a phase past the one its last arrival completes; wait for the parity of the phase its last arrival completes (flip the parity once per phase)",
+                self.who(*i)
+            )
         } else if let Some((i, pipe, n, stages)) = held {
             format!(
-                " {} already holds {n} slot(s) of `{pipe}`, whose ring has {stages} stage(s), and waits for another: it must hand one back before it can get more.",
+                " {} already holds {n} slot(s) of `{pipe}`, whose ring has {stages} stage(s), and waits for another; hand one back (`release` or `commit`) before taking more slots than the ring has",
                 self.who(i)
             )
         } else {
             let stages = self.an.table.pipes.iter().filter_map(|p| p.stages).max().unwrap_or(1);
-            if self.scen.v > i128::try_from(stages).unwrap_or(i128::MAX) {
+            if !self.an.table.pipes.is_empty() && self.scen.v > i128::try_from(stages).unwrap_or(i128::MAX) {
                 format!(
-                    " The cycle needs more loop iterations ({}) than the rings have stages ({stages}): one role runs more than a ring's length ahead, or holds more slots than the ring has, before it hands any back.",
+                    " The cycle needs more loop iterations ({}) than the rings have stages ({stages}): one role runs more than a ring's length ahead, or holds more slots than the ring has, before it hands any back; produce in the order the other side consumes (what it waits for first, first), or hand slots back before running a ring's length ahead",
                     self.scen.v
                 )
             } else {
-                String::new()
+                "; make one of these waits satisfiable without the others moving: check the order of each role's waits and arrivals, and the parities they wait for".to_string()
             }
         };
         let site = if first_waits == cycle.len() { span_site.or(first_site) } else { first_site };
         let Some(loc) = site.and_then(|s| self.loc(s)) else { return };
         let message = format!("deadlock: {}, and none can move{}.{hint}", steps.join(", "), self.scenario());
+        let message = message.replace(".;", ";");
         let key = format!("cycle:{}", bars.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","));
         self.global(key.clone(), loc, message, &bars);
         for &i in cycle {
@@ -253,8 +262,60 @@ impl Sim<'_, '_> {
         (held >= stages).then(|| (i, pipe.name.clone(), held, stages))
     }
 
+    /// A use of named barrier `n` that some of its instances reach and others skip: the
+    /// site, the instances that reach it, and those that do not. Found when the instances
+    /// use the barrier different numbers of times.
+    fn uneven_named_use(&self, n: usize) -> Option<(usize, Vec<usize>, Vec<usize>)> {
+        let members = self.named_members(n);
+        let uses = |x: usize| -> Vec<usize> {
+            self.insts.get(x).map_or_else(Vec::new, |inst| {
+                inst.trace
+                    .events
+                    .iter()
+                    .filter(|e| matches!(e.kind, EventKind::Sync { named } | EventKind::NamedArrive { named } if named == n))
+                    .map(|e| e.site)
+                    .collect()
+            })
+        };
+        let counts: Vec<(usize, Vec<usize>)> = members.iter().map(|&x| (x, uses(x))).collect();
+        let most = counts.iter().map(|(_, u)| u.len()).max()?;
+        if counts.iter().all(|(_, u)| u.len() == most) {
+            return None;
+        }
+        let (_, full) = counts.iter().find(|(_, u)| u.len() == most)?;
+        // The first site the fullest instance reaches more often than some other instance.
+        let site = full.iter().copied().find(|&s| {
+            let c = full.iter().filter(|&&x| x == s).count();
+            counts.iter().any(|(_, u)| u.iter().filter(|&&x| x == s).count() < c)
+        })?;
+        let here = full.iter().filter(|&&x| x == site).count();
+        let (reach, skip): (Vec<_>, Vec<_>) =
+            counts.iter().partition(|(_, u)| u.iter().filter(|&&x| x == site).count() >= here);
+        Some((site, reach.into_iter().map(|(x, _)| *x).collect(), skip.into_iter().map(|(x, _)| *x).collect()))
+    }
+
     /// Reports a wait whose arrivers have all finished.
     fn report_starved(&mut self, i: usize, block: Block, site: usize) {
+        if let Block::Named(n) = block
+            && let Some((use_site, reach, skip)) = self.uneven_named_use(n)
+            && let Some(loc) = self.loc(use_site)
+        {
+            let name = self.an.table.named.get(n).map_or_else(String::new, |b| b.name.clone());
+            let list = |xs: &[usize]| xs.iter().map(|&x| self.who(x)).collect::<Vec<_>>().join(", ");
+            let message = format!(
+                "named barrier `{name}` is used at {} by {} but not by {}, so the instances use it different numbers of times and one of its uses never gathers all its threads ({} waits at {}){}; reach the barrier on every path (e.g. an `else` branch that syncs too), or give the branch a barrier that counts only the threads that take it",
+                self.cite(use_site),
+                list(&reach),
+                list(&skip),
+                self.who(i),
+                self.cite(site),
+                self.scenario()
+            );
+            let key = format!("starved:{use_site}");
+            self.global(key.clone(), loc, message, &[]);
+            self.relate(&key, site, format!("{} waits here for threads that never come", self.who(i)));
+            return;
+        }
         let Some(loc) = self.loc(site) else { return };
         let what = self.describe(block);
         let message = match block {

@@ -4,8 +4,10 @@
 //! completes, so an access is ordered after it only through the completion (an `mma_wait`,
 //! `store_wait`, or the arrive that commits a `tcgen05.mma`) and what synchronizes with it.
 //!
-//! The checker does not follow the offsets of `rows`/`cols` views, so two accesses that both
-//! go through narrowed views may touch disjoint parts (each warpgroup its own rows): such a
+//! A window narrowed with `rows`/`cols` covers the rectangle its offsets give when the text
+//! decides them (`cx.instance() * 64`); two accesses overlap only where their rectangles do,
+//! so warpgroups that each write their own rows do not race. When an offset is a run-time
+//! value, two accesses that both go through narrowed views may touch disjoint parts: such a
 //! pair is left to the emulator's race detector, which compares the exact rectangles. A pair
 //! where one side covers the whole tile always overlaps and is reported here.
 
@@ -14,7 +16,7 @@ use std::collections::HashMap;
 use quote::ToTokens;
 use warpspec_hw::VectorClock;
 
-use super::super::interp::AsyncId;
+use super::super::interp::{AsyncId, Rect};
 use super::Sim;
 
 /// Accesses the race check keeps per replay, at most.
@@ -30,6 +32,8 @@ pub(super) struct AccessRec {
     write: bool,
     /// The access covers the whole tile (not a narrowed view).
     whole: bool,
+    /// The rectangle it covers, when the text decides it.
+    rect: Option<Rect>,
     /// The operation's site.
     site: usize,
     /// The instance's clock when it issued the access.
@@ -57,7 +61,7 @@ impl Sim<'_, '_> {
         site: usize,
         field: (usize, Option<i128>),
         write: bool,
-        whole: bool,
+        (whole, rect): (bool, Option<Rect>),
         pending: Option<AsyncId>,
     ) {
         let now = self.tick(i);
@@ -67,7 +71,7 @@ impl Sim<'_, '_> {
         let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
         let end = if pending.is_some() { None } else { Some(now) };
         let asynchronous = pending.is_some();
-        self.accesses.list.push(AccessRec { inst: i, field, write, whole, site, clock, end, asynchronous });
+        self.accesses.list.push(AccessRec { inst: i, field, write, whole, rect, site, clock, end, asynchronous });
         if let Some(id) = pending {
             let n = self.accesses.list.len() - 1;
             self.accesses.running.entry((i, id)).or_default().push(n);
@@ -92,7 +96,12 @@ impl Sim<'_, '_> {
             for (a, earlier) in list.iter().enumerate().take(b) {
                 let same = earlier.field.0 == later.field.0
                     && (earlier.field.1 == later.field.1 || earlier.field.1.is_none() || later.field.1.is_none());
-                let may_be_disjoint = !earlier.whole && !later.whole;
+                // Two narrowed views overlap only where their rectangles do; when the text
+                // does not decide an offset, the pair is left to the emulator.
+                let may_be_disjoint = match (earlier.rect, later.rect) {
+                    (Some(x), Some(y)) => !x.overlaps(y),
+                    _ => !earlier.whole && !later.whole,
+                };
                 if !same || may_be_disjoint || earlier.inst == later.inst || !(earlier.write || later.write) {
                     continue;
                 }
@@ -114,9 +123,20 @@ impl Sim<'_, '_> {
     /// synchronous one when the other is asynchronous (the access to move), else at `b`.
     fn report_race(&mut self, a: usize, b: usize) {
         let (Some(mut x), Some(mut y)) = (self.accesses.list.get(a), self.accesses.list.get(b)) else { return };
+        let mut y_index = b;
         if y.asynchronous && !x.asynchronous {
             std::mem::swap(&mut x, &mut y);
+            y_index = a;
         }
+        // Which way to order a write and an asynchronous read of it: when the two instances
+        // have not synchronized at all before them, and no earlier write of the same site
+        // was ordered before the read (a refill under the read of the previous fill), the
+        // read is issued before the writes it should read.
+        let list = &self.accesses.list;
+        let rewrite = list.iter().take(y_index).any(|r| {
+            r.inst == y.inst && r.site == y.site && r.write && r.end.is_some_and(|e| x.clock.get(r.inst) >= e)
+        });
+        let unsynchronized = y.clock.get(x.inst) == 0 && x.clock.get(y.inst) == 0;
         let model = self.an.model;
         let Some(field) = model.fields.get(x.field.0) else { return };
         let tmem = field.ty.to_token_stream().to_string().contains("TmemTile");
@@ -131,7 +151,9 @@ impl Sim<'_, '_> {
             (true, false) => "writes",
             (false, false) => "reads",
         };
-        let help = if x.asynchronous && !x.write && !tmem {
+        let help = if x.asynchronous && !x.write && !tmem && y.write && !rewrite && unsynchronized {
+            "issue the asynchronous read after every write it reads: a barrier that the writers arrive on after writing, and that the issuing warp waits on before the `tma_store`/`wgmma`"
+        } else if x.asynchronous && !x.write && !tmem {
             "wait for the asynchronous read to complete (`mma_wait`/`store_wait`) and hand the tile over with a barrier before rewriting it"
         } else if tmem && (x.write || y.write) && (x.asynchronous || y.asynchronous) {
             "read the tile (`tmem_load`) before the arrive that hands it back to the MMA warp, and publish MMA results with `arrive_on_mma_completion`"

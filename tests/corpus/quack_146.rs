@@ -1,0 +1,28 @@
+//! Dao-AILab/quack pull request #146: in the SM100 GEMM, the `EpilogueLoad` named barrier
+//! between the A/B load warps (`arrive()` after the first tile's TMA loads) and the epilogue
+//! load warp (`arrive_and_wait()`) was declared for `2 * WARP_SIZE` threads, right for one
+//! A/B load warp but not for the four of `gather_A`: the barrier's count no longer matched
+//! the warps that use it, and the epilogue load warp could hang. The fix counts
+//! `(num_ab_load_warps + 1) * WARP_SIZE` threads.
+//!
+//! This is the fixed twin; the buggy twin, which the checker rejects, is
+//! `tests/corpus/fail/quack_146.rs`.
+
+/// The fixed twin: the barrier counts all five warps.
+#[warpspec::kernel]
+pub mod fixed {
+    use warpspec::prelude::*;
+
+    #[named_barrier(roles = [ab_load, epi_load], threads = 160)]
+    pub struct EpilogueLoad;
+
+    #[role(warps = 4, regs = 40)]
+    pub async fn ab_load(_cx: &Ctx<'_, ()>, epilogue_load: Named<'_, EpilogueLoad>) {
+        epilogue_load.arrive();
+    }
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn epi_load(_cx: &Ctx<'_, ()>, epilogue_load: Named<'_, EpilogueLoad>) {
+        epilogue_load.sync().await;
+    }
+}
