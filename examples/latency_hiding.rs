@@ -31,7 +31,7 @@ const ROUNDS: usize = 20;
 fn program(loads: u32, from_hbm: bool) -> Vec<Instr> {
     let round = [
         Instr::GlobalLoad { count: loads, bytes: 128, from_hbm },
-        Instr::Exec { pipe: ExecPipe::Fma, count: loads * WORK_PER_LOAD, dep: Dep::Stream },
+        Instr::Exec { pipe: ExecPipe::Fma, count: loads * WORK_PER_LOAD, dep: Dep::Stream, elements: 1 },
     ];
     round.iter().copied().cycle().take(2 * ROUNDS).collect()
 }

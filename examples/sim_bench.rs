@@ -70,10 +70,10 @@ fn main() -> ExitCode {
 fn run(options: Options) -> Result<bool, String> {
     let machine = options.arch.machine();
     println!("timing model on one host thread, {}", machine.full_name);
-    let dense = vec![Instr::Exec { pipe: ExecPipe::Fma, count: 4000, dep: Dep::None }];
+    let dense = vec![Instr::Exec { pipe: ExecPipe::Fma, count: 4000, dep: Dep::None, elements: 1 }];
     let latency: Vec<Instr> = [
         Instr::GlobalLoad { count: 1, bytes: 128, from_hbm: true },
-        Instr::Exec { pipe: ExecPipe::Fma, count: 8, dep: Dep::Stream },
+        Instr::Exec { pipe: ExecPipe::Fma, count: 8, dep: Dep::Stream, elements: 1 },
     ]
     .iter()
     .copied()

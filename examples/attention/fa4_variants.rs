@@ -20,11 +20,18 @@ pub const PAPER_PEAK_TFLOPS: f64 = 1613.0;
 
 /// Where [`PAPER_PEAK_TFLOPS`] comes from, and what could not be found.
 pub const PAPER_SOURCE: &str = "FlashAttention-4 (Zadouri et al., arXiv 2603.05451), abstract: up to 1613 TFLOP/s \
-     (71% utilization) on B200, BF16; the sequence length and head dim of that figure and per-technique ablation \
+     (71% utilization) on B200, BF16; the sequence length and causality of that figure and per-technique ablation \
      figures were not available here";
 
-/// Columns of software `exp2` per 128-column block that the ablation tries.
-pub const POLY_COLS: [usize; 4] = [16, 32, 48, 64];
+/// Columns of software `exp2` per 128-column block in FlashAttention-4's own configuration:
+/// `ex2_emu_freq = 16`, `ex2_emu_res = 4`, `ex2_emu_start_frg = 1` over 32-element fragments
+/// (`flash_attn/cute/flash_fwd_sm100.py`, `softmax.py`) emulate 4 of every 16 elements of
+/// the two middle fragments of a 128-element row: 16 of 128.
+pub const FA4_POLY_COLS: usize = 16;
+
+/// Columns of software `exp2` per 128-column block that the ablation tries (the first is
+/// [`FA4_POLY_COLS`]).
+pub const POLY_COLS: [usize; 4] = [FA4_POLY_COLS, 32, 48, 64];
 
 /// The timing of one variant.
 pub struct Row {

@@ -48,6 +48,7 @@ fn large_magnitudes_exercise_rescaling() {
 
 // ---- FlashAttention-4's softmax techniques ----
 
+use warpspec::report::MemoryLevel;
 use warpspec::sim::{Machine, SimOptions};
 use warpspec_examples::attention::blackwell::Variant;
 use warpspec_examples::attention::fa4_variants::rescale_steps;
@@ -122,8 +123,18 @@ fn the_variant_kernel_times_the_baseline_exactly_and_follows_the_declared_rescal
     let baseline = blackwell::simulate(&problem, &b200, &opts).unwrap().cycles;
     assert_eq!(cycles(&Variant::BASELINE), baseline);
     let conditional = |rate| Variant::BASELINE.with_conditional_rescale(Variant::FA4_THRESHOLD, rate);
-    let (never, half, always) = (cycles(&conditional(0.0)), cycles(&conditional(0.5)), cycles(&conditional(1.0)));
-    assert!(never < half && half <= always, "rescale rates 0, 0.5, 1: {never}, {half}, {always} cycles");
+    // The rescale (a tensor-memory load and store of `O_s`) happens at the declared rate. Its
+    // cycles may be hidden: correction is off the critical path when softmax is the bottleneck.
+    let tmem_bytes = |rate| {
+        let r = blackwell::simulate_variant(&problem, &conditional(rate), &b200, &opts).unwrap();
+        r.traffic.iter().filter(|t| t.level == MemoryLevel::TensorMemory).map(|t| t.bytes).sum::<u64>()
+    };
+    let (never, half, always) = (tmem_bytes(0.0), tmem_bytes(0.5), tmem_bytes(1.0));
+    assert!(never < half && half < always, "rescale rates 0, 0.5, 1: {never}, {half}, {always} tensor-memory bytes");
+    assert_eq!(always, {
+        let r = blackwell::simulate(&problem, &b200, &opts).unwrap();
+        r.traffic.iter().filter(|t| t.level == MemoryLevel::TensorMemory).map(|t| t.bytes).sum::<u64>()
+    });
     // Software exp2 moves exponentials off MUFU.
     let mufu = |variant: &Variant| {
         let r = blackwell::simulate_variant(&problem, variant, &b200, &opts).unwrap();

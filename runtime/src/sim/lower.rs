@@ -38,12 +38,9 @@ pub const BYTES_PER_THREAD_TMEM_ACCESS: u32 = 128;
 /// ([`MathKind::Exp2Poly`]): round down, subtract back, fractional part, three Horner FMAs.
 pub const PACKED_OPS_PER_EXP2_PAIR: u32 = 6;
 
-/// FMA-pipe warp-instructions one packed `f32x2` instruction is counted as. Assumed 2: a
-/// packed instruction does the work of two FFMAs and the FMA pipe's lane throughput is not
-/// raised by packing (no public Blackwell figure gives packed FP32 a higher rate than
-/// 128 lanes/clk/SM); the model has no one-issue, two-cycle pipe entry, so this also counts
-/// one issue slot too many per packed instruction.
-pub const FMA_SLOTS_PER_PACKED_OP: u32 = 2;
+/// FP32 operations of one software `exp2` pair on the FMA pipe: 6 packed `f32x2`
+/// instructions (2 elements each) where the machine has them, else 12 scalar ones.
+const FMA_OPS_PER_EXP2_PAIR: u32 = 2 * PACKED_OPS_PER_EXP2_PAIR;
 
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +73,9 @@ pub enum Instr {
         count: u32,
         /// Dependency on earlier results.
         dep: Dep,
+        /// Elements each thread computes per instruction: 1, or 2 for a packed `f32x2`
+        /// instruction, which issues once and holds its pipe twice its interval.
+        elements: u32,
     },
     /// `count` shared-memory accesses of `bytes` each (per warp-instruction), on the LSU pipe
     /// and the SM's shared-memory port. Loads produce results (shared-memory latency).
@@ -135,6 +135,8 @@ pub enum Instr {
         n: u32,
         /// Operand format.
         dtype: DType,
+        /// `A` comes from tensor memory (TS form; its latency differs from SS).
+        a_in_tmem: bool,
     },
     /// `tcgen05.commit`: one arrival on `barrier` once every MMA the instance issued before it
     /// has completed; collective.
@@ -229,7 +231,16 @@ fn per_thread(rows: u32, cols: u32, threads: u32) -> u32 {
 
 fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
     if count > 0 {
-        out.push(Instr::Exec { pipe, count, dep });
+        out.push(Instr::Exec { pipe, count, dep, elements: 1 });
+    }
+}
+
+/// `ops` FP32 operations per thread on the FMA pipe, as packed `f32x2` instructions where the
+/// machine has them (`ceil(ops / 2)` instructions of 2 elements), else `ops` scalar ones.
+fn fp32(ops: u32, dep: Dep, timing: &Timing, out: &mut Vec<Instr>) {
+    let elements = timing.fma_elements_per_instr.max(1);
+    if ops > 0 {
+        out.push(Instr::Exec { pipe: ExecPipe::Fma, count: ops.div_ceil(elements), dep, elements });
     }
 }
 
@@ -249,14 +260,16 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 /// - [`Op::Math`] over `rows x cols` elements: `e = ceil(rows * cols / T)` elements per
 ///   thread (`ceil(rows * 4 / T)` for a row vector), so per warp:
 ///   - `Fill`: `e` moves on the FMA pipe (the compiler emits `IMAD.MOV`);
-///   - `Fma`: `e` FFMA on the FMA pipe;
+///   - `Fma`: `e` FFMA on the FMA pipe, or `ceil(e / 2)` packed FFMA2 on a machine with
+///     `f32x2` instructions (`pipes.fma_elements_per_instr = 2`: one issue slot each, two
+///     FMA-pipe intervals);
 ///   - `Exp2`: `e` MUFU.EX2; `Recip`: `e` MUFU.RCP (MUFU pipe);
 ///   - `Max`: `e` FMNMX on the ALU pipe;
 ///   - `Select`: `e` FSEL on the ALU pipe (the predicate is shared by a column block);
 ///   - `Cast`: `ceil(e / 2)` F2FP on the ALU pipe (packs two elements per instruction);
 ///   - `Exp2Poly` (software `exp2`): with `p = ceil(e / 2)` pairs, `2p` FMNMX, then
-///     `6 p x` [`FMA_SLOTS_PER_PACKED_OP`] FMA-pipe instructions (packed `f32x2`), then
-///     `4p` SHL/LEA on the ALU pipe: no MUFU;
+///     [`PACKED_OPS_PER_EXP2_PAIR`]` x p` packed `f32x2` FMA-pipe instructions (`12p`
+///     scalar ones on a machine without `f32x2`), then `4p` SHL/LEA on the ALU pipe: no MUFU;
 ///   - `Vote`: `e` FSETP and one VOTE.ANY on the ALU pipe;
 ///   - `RowReduce`: with `r = ceil(rows * 4 / T)` rows per thread, `e - r` in-thread ops
 ///     (FMA pipe: the op does not say max or sum; both are counted as full-rate FMA-pipe
@@ -299,7 +312,7 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             let e = per_thread(rows, cols, threads);
             match kind {
                 MathKind::Fill => exec(ExecPipe::Fma, e, Dep::None, out),
-                MathKind::Fma => exec(ExecPipe::Fma, e, Dep::Stream, out),
+                MathKind::Fma => fp32(e, Dep::Stream, timing, out),
                 MathKind::Exp2 | MathKind::Recip => exec(ExecPipe::Mufu, e, Dep::Stream, out),
                 MathKind::Max | MathKind::Select => exec(ExecPipe::Alu, e, Dep::Stream, out),
                 MathKind::Cast => exec(ExecPipe::Alu, e.div_ceil(2), Dep::Stream, out),
@@ -309,7 +322,7 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                     // 2 SHL and 2 `add.s32` (LEA) into the exponent field.
                     let pairs = e.div_ceil(2);
                     exec(ExecPipe::Alu, 2 * pairs, Dep::Stream, out);
-                    exec(ExecPipe::Fma, PACKED_OPS_PER_EXP2_PAIR * FMA_SLOTS_PER_PACKED_OP * pairs, Dep::Stream, out);
+                    fp32(FMA_OPS_PER_EXP2_PAIR * pairs, Dep::Stream, timing, out);
                     exec(ExecPipe::Alu, 4 * pairs, Dep::Stream, out);
                 }
                 MathKind::Vote => {
@@ -347,14 +360,14 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             let (instrs, fma) = native(m, n, k, dtype);
             out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers });
         }
-        Op::Umma { m, n, k, dtype, .. } => {
+        Op::Umma { m, n, k, dtype, a_in_tmem } => {
             if timing.mma_kind != MmaKind::SingleThread {
                 return Err(Unsupported {
                     needs: "`tcgen05.mma` (Blackwell single-thread MMA), which this machine lacks",
                 });
             }
             let (instrs, fma) = native(m, n, k, dtype);
-            out.push(Instr::Umma { instrs, fma, n, dtype });
+            out.push(Instr::Umma { instrs, fma, n, dtype, a_in_tmem });
         }
         Op::MmaCommit { slot } => {
             if timing.mma_kind != MmaKind::SingleThread {
@@ -394,11 +407,11 @@ mod tests {
     #[test]
     fn math_counts_elements_per_thread() {
         let fma = lowered(Op::Math { kind: MathKind::Fma, rows: 64, cols: 128 }, 128);
-        assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream }]);
+        assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream, elements: 1 }]);
         let cast = lowered(Op::Math { kind: MathKind::Cast, rows: 64, cols: 128 }, 128);
         assert_eq!(cast[0].issues(), 32);
         let rows = lowered(Op::Math { kind: MathKind::Exp2, rows: 64, cols: 1 }, 128);
-        assert_eq!(rows, [Instr::Exec { pipe: ExecPipe::Mufu, count: 2, dep: Dep::Stream }]);
+        assert_eq!(rows, [Instr::Exec { pipe: ExecPipe::Mufu, count: 2, dep: Dep::Stream, elements: 1 }]);
         let reduce = lowered(Op::Math { kind: MathKind::RowReduce, rows: 64, cols: 128 }, 128);
         let issues: u32 = reduce.iter().map(Instr::issues).sum();
         assert_eq!(issues, 62 + 2 * (2 + 2));
@@ -419,6 +432,29 @@ mod tests {
         assert_eq!((on(ExecPipe::Fma), on(ExecPipe::Alu), on(ExecPipe::Mufu)), (6 * 2 * 16, 6 * 16, 0));
         let vote = lowered(Op::Math { kind: MathKind::Vote, rows: 128, cols: 1 }, 128);
         assert_eq!(vote.iter().map(Instr::issues).sum::<u32>(), 4 + 1);
+    }
+
+    #[test]
+    fn packed_fp32_halves_the_issues_not_the_fma_pipe_work() {
+        let blackwell = Timing::new(&Machine::b200(), 1.856);
+        let lower_on = |op: Op| {
+            let mut out = Vec::new();
+            assert_eq!(lower(&op, 128, &blackwell, &mut out), Ok(()));
+            out
+        };
+        let fma = lower_on(Op::Math { kind: MathKind::Fma, rows: 128, cols: 128 });
+        assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream, elements: 2 }]);
+        // 16 pairs: 6 packed instructions each, each holding the FMA pipe for 2 elements.
+        let soft = lower_on(Op::Math { kind: MathKind::Exp2Poly, rows: 128, cols: 32 });
+        let fma_work: u32 = soft
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::Exec { pipe: ExecPipe::Fma, count, elements, .. } => Some(count * elements),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(fma_work, 6 * 2 * 16);
+        assert_eq!(soft.iter().map(Instr::issues).sum::<u32>(), 6 * 16 + 6 * 16);
     }
 
     #[test]
@@ -446,7 +482,7 @@ mod tests {
         let blackwell = Timing::new(&Machine::b200(), 1.856);
         let mut out = Vec::new();
         assert_eq!(lower(&umma, 32, &blackwell, &mut out), Ok(()));
-        assert_eq!(out, [Instr::Umma { instrs: 4, fma: 128 * 256 * 16, n: 256, dtype: DType::Bf16 }]);
+        assert_eq!(out, [Instr::Umma { instrs: 4, fma: 128 * 256 * 16, n: 256, dtype: DType::Bf16, a_in_tmem: false }]);
         let wgmma = Op::Mma { m: 64, n: 256, k: 16, dtype: DType::Bf16, a_in_registers: false };
         assert!(lower(&wgmma, 128, &blackwell, &mut Vec::new()).is_err());
         out.clear();

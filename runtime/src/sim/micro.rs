@@ -181,7 +181,7 @@ mod tests {
     }
 
     fn exec(pipe: ExecPipe, count: u32, dep: Dep) -> Instr {
-        Instr::Exec { pipe, count, dep }
+        Instr::Exec { pipe, count, dep, elements: 1 }
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub struct Timing {
     pub pipes: [PipeTiming; 4],
     /// Instructions a sub-partition's MIO queue (in front of MUFU and LSU) holds.
     pub mio_queue: u64,
+    /// Elements one FP32 FMA-pipe instruction computes per thread (2: packed `f32x2`).
+    pub fma_elements_per_instr: u32,
     /// Shared-memory bytes per cycle per SM.
     pub smem_bytes_per_clk: f64,
     /// Shared-memory load latency, cycles.
@@ -91,6 +93,9 @@ pub struct Timing {
     pub mma_rule: MmaLatencyRule,
     /// How MMAs are issued.
     pub mma_kind: MmaKind,
+    /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
+    /// the rule's (SS) value.
+    pub mma_tmem_a_fixed: Option<u32>,
     /// Tensor memory, if the machine has it.
     pub tmem: Option<TmemTiming>,
     /// TMA bytes per cycle per SM.
@@ -140,6 +145,7 @@ impl Timing {
             warp_size,
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu)],
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
+            fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),
             smem_latency: u64::from(machine.smem.load_latency_cycles.value),
             tensor_fma_per_clk: [
@@ -150,6 +156,10 @@ impl Timing {
             mma_kind: match t.issue {
                 MmaIssue::WarpgroupWgmma { .. } => MmaKind::Warpgroup,
                 MmaIssue::SingleThreadTcgen05 { .. } => MmaKind::SingleThread,
+            },
+            mma_tmem_a_fixed: match t.issue {
+                MmaIssue::WarpgroupWgmma { .. } => None,
+                MmaIssue::SingleThreadTcgen05 { tmem_a_fixed_cycles, .. } => Some(tmem_a_fixed_cycles.value),
             },
             tmem: machine.tensor_memory().map(|tm| TmemTiming {
                 bytes_per_clk_per_smsp: f64::from(tm.access_bytes_per_clk_per_sm.value.max(1))
@@ -202,7 +212,20 @@ impl Timing {
     /// Latency of one native MMA instruction with `n` columns: the machine's rule, or for an
     /// `n` the rule does not list, the rule at the nearest legal size.
     pub fn mma_latency(&self, n: u32) -> u64 {
-        let r = &self.mma_rule;
+        Self::latency_by(&self.mma_rule, n)
+    }
+
+    /// [`Timing::mma_latency`] of a `tcgen05.mma` whose A operand is in tensor memory (TS):
+    /// the rule with the machine's TS fixed cycles, where it has them.
+    pub fn mma_latency_tmem_a(&self, n: u32) -> u64 {
+        let mut rule = self.mma_rule;
+        if let Some(fixed) = self.mma_tmem_a_fixed {
+            rule.fixed_cycles.value = fixed;
+        }
+        Self::latency_by(&rule, n)
+    }
+
+    fn latency_by(r: &MmaLatencyRule, n: u32) -> u64 {
         let step = r.n_step.value.max(1);
         let n = n.clamp(r.n_min.value, r.n_max.value).div_ceil(step) * step;
         u64::from(r.latency(n).unwrap_or(r.min_latency_cycles.value))
@@ -225,6 +248,10 @@ mod tests {
         assert_eq!((t.mma_kind, t.tmem), (MmaKind::Warpgroup, None));
         let b200 = Timing::new(&Machine::b200(), 1.856);
         assert_eq!(b200.mma_kind, MmaKind::SingleThread);
+        // A in tensor memory (TS) is measured 32 cycles faster than A in shared memory (SS).
+        assert_eq!((b200.mma_latency(128), b200.mma_latency_tmem_a(128)), (96 + 64, 64 + 64));
+        assert_eq!(t.mma_latency_tmem_a(256), t.mma_latency(256));
+        assert_eq!((t.fma_elements_per_instr, b200.fma_elements_per_instr), (1, 2));
         assert!(b200.tmem.is_some());
         assert!((t.hbm_bytes_per_clk - 3.35e12 / 1.83e9).abs() < 1e-6);
         // Calibrated tensor-core interference (calibration/results/interfere/interfere.log).

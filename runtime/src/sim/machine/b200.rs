@@ -93,10 +93,14 @@ impl Machine {
                 fma: Pipe {
                     lanes_per_clk_per_sm: Param::new(
                         128,
-                        "assumed equal to Hopper (32 FP32 lanes per SMSP; 18,944 FP32 cores / 148 SMs = 128, hmc-tech.com B200 spec)",
+                        "NVIDIA HGX B200 specification (GB200 NVL72 / HGX B200 spec table): FP32 75 TFLOP/s = 128 FMA/clk/SM x 2 x 148 SMs x 1.98 GHz; 18,944 FP32 cores / 148 SMs = 128 (hmc-tech.com B200 spec)",
                     ),
                     latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
                 },
+                fma_elements_per_instr: Param::new(
+                    2,
+                    "PTX ISA 8.6: add/sub/mul/fma on .f32x2 (SASS FADD2/FMUL2/FFMA2) on sm_100; issue rate not published: one issue per packed instruction assumed, its FP32 work bounded by the 128 FMA/clk/SM of the FP32 peak (the vendor's 75 TFLOP/s FP32 figure is not doubled by packing, whereas its FP16 figure counts HFMA2 twice)",
+                ),
                 alu: Pipe {
                     lanes_per_clk_per_sm: Param::new(64, src::ASSUMED_HOPPER),
                     latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
@@ -157,6 +161,10 @@ impl Machine {
                         2,
                         "PTX ISA, tcgen05.mma .cta_group::2 (CTA pair on two SMs of a TPC); CUTLASS tcgen05 MMA Programming Guide",
                     ),
+                    tmem_a_fixed_cycles: Param::new(
+                        64,
+                        "measured end to end (issue, commit, mbarrier wait): BF16 TS 1-SM latency = N/2 + 104 cycles (SemiAnalysis microbench-blackwell umma_latency, CLAUDE.md 'Results'; lat_results_full.csv: N=128 168 cycles), less this model's mbarrier_wake_cycles (40)",
+                    ),
                 },
                 latency: MmaLatencyRule {
                     m: Param::new(
@@ -169,10 +177,16 @@ impl Machine {
                     n_step: Param::new(16, "PTX ISA, tcgen05.mma kind::f16, M = 128: N in 16..=256, multiples of 16"),
                     columns_per_cycle: Param::new(
                         2,
-                        "derived from throughput: m128nNk16 = 2048*N FMA at 4096 FMA/clk/SM -> N/2 cycles; no published latency, to be calibrated: calibration/README.md",
+                        "measured: initiation interval of back-to-back BF16 tcgen05.mma converges to N/2 cycles for M >= 64 on one SM (SemiAnalysis microbench-blackwell umma_latency/fit_results.csv: M=128 N=128 64.02, N=256 128.0); = 4096 FMA/clk/SM for m128nNk16",
                     ),
-                    min_latency_cycles: Param::new(32, src::ASSUMED_HOPPER),
-                    fixed_cycles: Param::new(54, src::ASSUMED_HOPPER),
+                    min_latency_cycles: Param::new(
+                        32,
+                        "assumed equal to Hopper; never binds on B200 (fixed_cycles + N/2 >= 104 cycles for every legal N); to be calibrated: calibration/README.md",
+                    ),
+                    fixed_cycles: Param::new(
+                        96,
+                        "measured end to end (issue, commit, mbarrier wait): BF16 SS 1-SM M=128 latency = N/2 + 136 cycles (SemiAnalysis microbench-blackwell umma_latency, CLAUDE.md 'Results'; lat_results_full.csv: N=128 200, N=256 264 cycles), less this model's mbarrier_wake_cycles (40)",
+                    ),
                 },
                 mma_sync_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
                 interference: TensorInterference::none(

@@ -219,6 +219,11 @@ parameters! {
     pub struct Pipes {
         /// FP32 fused multiply-add (FFMA, FADD, FMUL).
         pub fma: Pipe,
+        /// Elements one FP32 FMA-pipe instruction computes per thread: 2 where the ISA has
+        /// packed `f32x2` add/mul/fma (FADD2/FMUL2/FFMA2), else 1. A packed instruction issues
+        /// once and holds the FMA pipe for this many times its interval: packing saves issue
+        /// slots, not FMA-pipe cycles (`fma.lanes_per_clk_per_sm` counts FP32 operations).
+        pub fma_elements_per_instr: Param<u32>,
         /// Integer and logic (IMAD, IADD3, LOP3, shifts, ...).
         pub alu: Pipe,
         /// Multi-function unit: special functions (`ex2`, `rcp`, `rsqrt`, ...).
@@ -270,6 +275,9 @@ pub enum MmaIssue {
         tmem: TensorMemory,
         /// Largest number of CTAs (on paired SMs) that can cooperate on one MMA.
         max_cta_group: Param<u32>,
+        /// [`MmaLatencyRule::fixed_cycles`] of an MMA whose A operand comes from tensor memory
+        /// (`tcgen05.mma` TS form); the rule's own value is for A in shared memory (SS).
+        tmem_a_fixed_cycles: Param<u32>,
     },
 }
 
@@ -280,10 +288,11 @@ impl Audit for MmaIssue {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
             }
-            MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group } => {
+            MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group, tmem_a_fixed_cycles } => {
                 path.push("tcgen05");
                 audit_field(tmem, "tmem", path, out);
                 audit_field(max_cta_group, "max_cta_group", path, out);
+                audit_field(tmem_a_fixed_cycles, "tmem_a_fixed_cycles", path, out);
             }
         }
         path.pop();
@@ -750,7 +759,10 @@ mod tests {
     fn b200_uses_tcgen05_and_tensor_memory() {
         let b200 = Machine::b200();
         assert_eq!(b200.wgmma_latency(128), None);
-        assert_eq!(b200.mma_latency(256), Some(54 + 128));
+        // Measured end to end (SemiAnalysis umma_latency): SS M=128 N=256 264 cycles, the
+        // model's MMA latency plus its mbarrier wake.
+        assert_eq!(b200.mma_latency(256), Some(96 + 128));
+        assert_eq!(b200.mma_latency(256).map(|l| l + b200.sync.mbarrier_wake_cycles.value), Some(264));
         assert_eq!(b200.mma_latency(8), None);
         let tmem = b200.tensor_memory().copied();
         assert_eq!(tmem.map(|t| t.bytes()), Some(256 * 1024));

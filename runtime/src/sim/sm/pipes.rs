@@ -75,8 +75,8 @@ impl Sm {
         }
         // One warp-instruction of the head.
         match head {
-            Instr::Exec { pipe, dep, .. } => {
-                let start = self.start_on(smsp, pipe, t, 0, timing);
+            Instr::Exec { pipe, dep, elements, .. } => {
+                let start = self.start_on_for(smsp, pipe, elements, t, 0, timing);
                 self.interfere(smsp, pipe, t, start, timing);
                 let latency = timing.pipe(pipe).latency;
                 let warp = &mut self.warps[w];
@@ -171,7 +171,21 @@ impl Sm {
     /// Queues one instruction issued at `t` on `pipe` of sub-partition `smsp`, to start no
     /// earlier than `not_before`; returns the cycle it starts executing.
     fn start_on(&mut self, smsp: usize, pipe: ExecPipe, t: u64, not_before: u64, timing: &Timing) -> u64 {
-        let interval = timing.pipe(pipe).interval;
+        self.start_on_for(smsp, pipe, 1, t, not_before, timing)
+    }
+
+    /// As [`Sm::start_on`], for an instruction of `elements` elements per thread (a packed
+    /// `f32x2` instruction holds its pipe for 2 intervals).
+    fn start_on_for(
+        &mut self,
+        smsp: usize,
+        pipe: ExecPipe,
+        elements: u32,
+        t: u64,
+        not_before: u64,
+        timing: &Timing,
+    ) -> u64 {
+        let interval = timing.pipe(pipe).interval * u64::from(elements.max(1));
         let free = &mut self.smsps[smsp].pipe_free[pipe.index()];
         let start = t.max(*free).max(not_before);
         *free = start + interval;

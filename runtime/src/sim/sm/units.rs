@@ -110,10 +110,14 @@ impl Sm {
         self.residents[resident].instances[instance].fired += 1;
         let traced = self.residents[resident].traced;
         match instr {
-            Instr::Mma { instrs, fma, n, dtype, .. } | Instr::Umma { instrs, fma, n, dtype } => {
+            Instr::Mma { instrs, fma, n, dtype, .. } | Instr::Umma { instrs, fma, n, dtype, .. } => {
                 let a_in_registers = matches!(instr, Instr::Mma { a_in_registers: true, .. });
                 let occupancy = fma as f64 / timing.tensor_rate(dtype);
-                let latency = (timing.mma_latency(n) as f64).max(occupancy);
+                let latency = match instr {
+                    Instr::Umma { a_in_tmem: true, .. } => timing.mma_latency_tmem_a(n),
+                    _ => timing.mma_latency(n),
+                };
+                let latency = (latency as f64).max(occupancy);
                 let (first_start, done) = self.tensor.run(t, instrs, occupancy, latency, a_in_registers);
                 self.stats.tensor_busy += occupancy * f64::from(instrs);
                 self.stats.mma_fma += fma * u64::from(instrs);
