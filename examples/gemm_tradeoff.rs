@@ -31,11 +31,11 @@ use std::time::Duration;
 
 use clap::Parser;
 use rayon::prelude::*;
+use warpspec::gpu::bench::{Bench, BenchConfig, Phase};
+use warpspec::gpu::{Cuda, CudaError};
 use warpspec::report::{RoleStalls, SimReport, StallReason};
 use warpspec::sim::machine::MmaIssue;
 use warpspec::sim::{Machine, SimOptions, TraceOptions};
-use warpspec::gpu::bench::{Bench, BenchConfig, Phase};
-use warpspec::gpu::{Cuda, CudaError};
 use warpspec_examples::cli::{self, Arch, ArchArgs, Given, TargetKind, Validate};
 use warpspec_examples::gemm_tradeoff::{self, Config, STAMPED, TileShape, Variant};
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
