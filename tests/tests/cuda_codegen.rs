@@ -116,3 +116,11 @@ fn fa3_source() {
 fn ws_gemm_source() {
     insta::assert_snapshot!(generate(ws_gemm::Kernel::ir()).source);
 }
+
+#[test]
+fn a_blackwell_kernel_is_refused_with_kernel_target_and_reason() {
+    use warpspec_examples::attention::blackwell;
+    let e = codegen::generate(blackwell::fa4_bf16_d128::Kernel::ir()).expect_err("tcgen05 is not rendered for sm_90a");
+    let msg = e.to_string();
+    assert!(msg.contains("fa4_bf16_d128") && msg.contains("sm_90a") && !msg.contains('\n'), "{msg}");
+}
