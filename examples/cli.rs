@@ -286,15 +286,20 @@ pub fn check_trace_path(name: &str, path: &Path) -> Result<(), String> {
     check_writable(name, path)
 }
 
-/// Checks that `path` can be written, by opening it for writing (creating it if needed,
-/// keeping what it holds).
+/// Checks that `path` can be written, by opening it for writing (keeping what it holds); a
+/// file the check had to create is removed again, so a run rejected later leaves nothing.
 pub fn check_writable(name: &str, path: &Path) -> Result<(), String> {
+    let existed = path.exists();
     OpenOptions::new()
         .append(true)
         .create(true)
         .open(path)
         .map(drop)
-        .map_err(|e| format!("{name} {}: cannot write the file: {e}", path.display()))
+        .map_err(|e| format!("{name} {}: cannot write the file: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
 }
 
 /// Checks that `bytes` of host memory (`None`: more than a `u64` counts) fit in what the
