@@ -272,6 +272,20 @@ struct Tensors {
     c: Global<f32>,
 }
 
+impl Tensors {
+    /// `A` (`m x k`) and `B` (`k x n`) holding `a` and `b` rounded to bf16, and the output `c`,
+    /// after checking the problem.
+    fn new([m, n, k]: [usize; 3], a: &[f32], b: &[f32], c: Global<f32>) -> Result<Tensors, LaunchError> {
+        check_dims(m, n, k)?;
+        let problem = |what: &str, len: usize, want: usize| {
+            LaunchError::Problem(format!("{what} has {len} values, expected {want} for {m}x{n}x{k}"))
+        };
+        let a = Global::from_f32(&[m, k], a).ok_or_else(|| problem("A", a.len(), m * k))?;
+        let b = Global::from_f32(&[k, n], b).ok_or_else(|| problem("B", b.len(), k * n))?;
+        Ok(Tensors { a, b, c })
+    }
+}
+
 /// Stamps both kernels for every `(tile rows, tile columns, stages)` listed, the list
 /// [`STAMPED`], and the dispatch from a [`Config`] to its kernel.
 macro_rules! stamp {
@@ -377,13 +391,10 @@ pub fn with_gpu<R>(
     body: impl FnOnce(&Prepared<'_>) -> Result<R, CudaError>,
 ) -> Result<(Vec<f32>, R), CudaError> {
     check_dims(m, n, k)?;
-    let problem = |what: &str, len: usize, want: usize| {
-        LaunchError::Problem(format!("{what} has {len} values, expected {want} for {m}x{n}x{k}"))
-    };
-    let a = Global::from_f32(&[m, k], a).ok_or_else(|| problem("A", a.len(), m * k))?;
-    let b = Global::from_f32(&[k, n], b).ok_or_else(|| problem("B", b.len(), k * n))?;
-    let c = Global::<f32>::output_from_f32(&[m, n], &vec![f32::NAN; m * n]).ok_or_else(|| problem("C", 0, m * n))?;
-    let r = dispatch(config, Tensors { a, b, c: c.clone() }, OnGpu { cuda, body, _result: PhantomData })??;
+    let poisoned = Global::<f32>::output_from_f32(&[m, n], &vec![f32::NAN; m * n]).expect("m x n values");
+    let tensors = Tensors::new([m, n, k], a, b, poisoned)?;
+    let c = tensors.c.clone();
+    let r = dispatch(config, tensors, OnGpu { cuda, body, _result: PhantomData })??;
     Ok((c.to_f32_vec().unwrap_or_default(), r))
 }
 
@@ -404,14 +415,9 @@ pub fn check_problem([m, n, k]: [usize; 3]) -> Result<(), LaunchError> {
 /// `C = A · B` with the kernel of `config` on the emulator, for `A: m x k` and `B: k x n`
 /// (row-major, rounded to bf16). Returns `C` (`m x n`, row-major) and the emulator's report.
 pub fn emulate(config: Config, [m, n, k]: [usize; 3], a: &[f32], b: &[f32]) -> Result<(Vec<f32>, EmuReport), EmuError> {
-    check_dims(m, n, k)?;
-    let problem = |what: &str, len: usize, want: usize| {
-        LaunchError::Problem(format!("{what} has {len} values, expected {want} for {m}x{n}x{k}"))
-    };
-    let a = Global::from_f32(&[m, k], a).ok_or_else(|| problem("A", a.len(), m * k))?;
-    let b = Global::from_f32(&[k, n], b).ok_or_else(|| problem("B", b.len(), k * n))?;
-    let c = Global::zeros(&[m, n]);
-    let report = dispatch(config, Tensors { a, b, c: c.clone() }, Emulate)??;
+    let tensors = Tensors::new([m, n, k], a, b, Global::zeros(&[m, n]))?;
+    let c = tensors.c.clone();
+    let report = dispatch(config, tensors, Emulate)??;
     Ok((c.to_f32_vec().unwrap_or_default(), report))
 }
 

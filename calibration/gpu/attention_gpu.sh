@@ -13,6 +13,8 @@ set -o pipefail
 OUT=${OUT:-.}
 mkdir -p "$OUT"
 P=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)/nvidia/cu13/lib
+# Full ptxas reports: NVRTC's on-disk cache would serve repeat compiles without them.
+export CUDA_CACHE_DISABLE=1
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/nvidia/lib64:$P:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.mem,power.limit --format=csv | tee "$OUT/env.txt"
 timeout 400 ./attention_gpu --ablations --sustained-s "${SUSTAINED_S:-5}" \

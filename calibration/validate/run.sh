@@ -13,10 +13,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/validate-out}
 mkdir -p "$OUT"
 P=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)/nvidia/cu13/lib
-# NVRTC (CUDA 12.9+) caches compiles on disk; a cached compile's log lacks ptxas' resource
-# report, which gpu::Cuda requires (NVRTC documentation, "Caching"; NVIDIA/cuda-python#1124:
-# CUDA_CACHE_DISABLE=1 brings the report back). The H200 sweep lost the kernels compiled by an
-# earlier call on the same machine to this.
+# NVRTC (CUDA 12.9+) caches compiles on disk; a cached compile's log lacks ptxas' report
+# (NVRTC documentation, "Caching"; NVIDIA/cuda-python#1124: CUDA_CACHE_DISABLE=1 brings it back).
+# gpu::Cuda then reads registers and local memory from the driver instead, which cannot tell
+# spills from stack; with the cache off every kernel keeps the full ptxas report.
 export CUDA_CACHE_DISABLE=1
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/nvidia/lib64:$P:${LD_LIBRARY_PATH:-}
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1 | tee "$OUT/env.txt"

@@ -52,7 +52,7 @@ impl Body<'_> {
                     Some(Elem::F32) => return Ok(Val::Unit),
                     None => return unsupported(line, "`cast::<T>` to a type other than bf16, f16 or f32"),
                 };
-                let var = match self.operand_val(e, "regs")? {
+                let var = match self.operand(e, "regs")? {
                     Val::Frag(f) => f.var,
                     Val::Rows(r) => r.var,
                     v => return unsupported(line, format!("`cast` of {}", v.kind())),
@@ -174,15 +174,8 @@ impl Body<'_> {
         Ok(Val::Unit)
     }
 
-    fn operand_val(&mut self, e: &Expr, name: &str) -> Result<Val, Unsupported> {
-        match e.kind.operand(name) {
-            Some(o) => self.expr(o),
-            None => unsupported(e.pos.line, format!("operand `{name}` is missing")),
-        }
-    }
-
     fn frag(&mut self, e: &Expr, name: &str) -> Result<Frag, Unsupported> {
-        match self.operand_val(e, name)? {
+        match self.operand(e, name)? {
             Val::Frag(f) => Ok(f),
             v => unsupported(e.pos.line, format!("`{name}` is {}, not a fragment", v.kind())),
         }
@@ -190,7 +183,7 @@ impl Body<'_> {
 
     /// Operand `name` as a row vector of `rows` rows (any, for 0).
     fn rows_of(&mut self, e: &Expr, name: &str, rows: u32) -> Result<Rows, Unsupported> {
-        match self.operand_val(e, name)? {
+        match self.operand(e, name)? {
             Val::Rows(r) if rows == 0 || r.rows == rows => Ok(r),
             Val::Rows(r) => unsupported(e.pos.line, format!("`{name}` has {} rows, not {rows}", r.rows)),
             v => unsupported(e.pos.line, format!("`{name}` is {}, not a row vector", v.kind())),
@@ -198,7 +191,7 @@ impl Body<'_> {
     }
 
     fn float(&mut self, e: &Expr, name: &str) -> Result<String, Unsupported> {
-        match self.operand_val(e, name)? {
+        match self.operand(e, name)? {
             Val::Float(f) => Ok(f),
             Val::Int(i) => Ok(format!("float({i})")),
             v => unsupported(e.pos.line, format!("`{name}` is {}, not a number", v.kind())),

@@ -88,38 +88,31 @@ __device__ __forceinline__ float round_f16(float x) {
 /// in row half `(i / 2) % 2`.
 __device__ __forceinline__ int row_half(int i) { return (i >> 1) & 1; }
 
-/// Reduces over the four lanes of a quad (the threads holding one accumulator row).
-__device__ __forceinline__ float quad_max(float x) {
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-__device__ __forceinline__ float quad_sum(float x) {
-    x += __shfl_xor_sync(0xffffffffu, x, 1);
-    return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
-
-/// Row maxima / sums of a fragment into a row vector.
-template <int MB, int NH>
-__device__ __forceinline__ void row_max(const float (&d)[MB][NH], float (&out)[MB][2]) {
+/// Reduces a fragment's rows into a row vector with `f` (from `init`): over the thread's
+/// elements of each row, then across the four lanes of the quad that holds the row.
+template <int MB, int NH, typename F>
+__device__ __forceinline__ void row_reduce(const float (&d)[MB][NH], float (&out)[MB][2], float init, F f) {
 #pragma unroll
     for (int mb = 0; mb < MB; ++mb) {
-        float h[2] = {neg_inf(), neg_inf()};
+        float h[2] = {init, init};
 #pragma unroll
-        for (int i = 0; i < NH; ++i) h[row_half(i)] = fmaxf(h[row_half(i)], d[mb][i]);
-        out[mb][0] = quad_max(h[0]);
-        out[mb][1] = quad_max(h[1]);
+        for (int i = 0; i < NH; ++i) h[row_half(i)] = f(h[row_half(i)], d[mb][i]);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            h[r] = f(h[r], __shfl_xor_sync(0xffffffffu, h[r], 1));
+            out[mb][r] = f(h[r], __shfl_xor_sync(0xffffffffu, h[r], 2));
+        }
     }
+}
+
+/// Row maxima / sums of a fragment.
+template <int MB, int NH>
+__device__ __forceinline__ void row_max(const float (&d)[MB][NH], float (&out)[MB][2]) {
+    row_reduce(d, out, neg_inf(), [](float a, float b) { return fmaxf(a, b); });
 }
 template <int MB, int NH>
 __device__ __forceinline__ void row_sum(const float (&d)[MB][NH], float (&out)[MB][2]) {
-#pragma unroll
-    for (int mb = 0; mb < MB; ++mb) {
-        float h[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int i = 0; i < NH; ++i) h[row_half(i)] += d[mb][i];
-        out[mb][0] = quad_sum(h[0]);
-        out[mb][1] = quad_sum(h[1]);
-    }
+    row_reduce(d, out, 0.0f, [](float a, float b) { return a + b; });
 }
 
 /// `x = f(x, rows[row of x])` over a fragment.
