@@ -81,6 +81,7 @@ fn name(v: Option<Variant>) -> String {
 
 fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     let sizes = args.sizes.iter().map(|s| problem(s)).collect::<Result<Vec<_>, _>>()?;
+    warpspec_examples::cli::check_sustained_seconds(args.sustained_s)?;
     let cuda = Cuda::new(0)?;
     println!("device: {}", cuda.gpu().name());
     if let Some(path) = &args.source {

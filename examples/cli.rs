@@ -302,6 +302,19 @@ pub fn check_writable(name: &str, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks `--sustained-s`: a GPU measurement's sustained phase must cover the steady window
+/// its figure is averaged over ([`BenchConfig::window`](warpspec::gpu::bench::BenchConfig)),
+/// and stay within 10 minutes.
+pub fn check_sustained_seconds(seconds: f64) -> Result<(), String> {
+    let window = warpspec::gpu::bench::BenchConfig::default().window.as_secs_f64();
+    check_range(
+        "--sustained-s",
+        seconds,
+        window..=600.0,
+        "the sustained phase covers the steady window it is averaged over",
+    )
+}
+
 /// Checks that `bytes` of host memory (`None`: more than a `u64` counts) fit in what the
 /// machine has available ([`memory::available_bytes`]; no check where it cannot be read).
 pub fn check_host_memory(what: &str, bytes: Option<u64>) -> Result<(), String> {

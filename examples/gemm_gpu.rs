@@ -128,6 +128,7 @@ fn check_kernel<K: Kernel>(
 }
 
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    warpspec_examples::cli::check_sustained_seconds(args.sustained_s)?;
     let cuda = Cuda::new(0)?;
     println!("device: {}", cuda.gpu().name());
     if let Some(path) = &args.source {

@@ -78,7 +78,7 @@ impl Validate for Options {
         if self.target != TargetKind::Gpu && given.has("sustained_s") {
             return Err("--sustained-s applies to --target gpu only".into());
         }
-        cli::check_range("--sustained-s", self.sustained_s, 0.5..=600.0, "seconds of a measurement")?;
+        cli::check_sustained_seconds(self.sustained_s)?;
         let size = self.size as usize;
         gemm_tradeoff::check_problem([size; 3]).map_err(|e| format!("--size {size}: {e}"))?;
         if matches!(self.arch.machine().tensor.issue, MmaIssue::SingleThreadTcgen05 { .. }) {
@@ -361,7 +361,7 @@ mod tests {
         let err = parse(&["--sustained-s", "2"]).unwrap_err();
         assert!(err.contains("--sustained-s applies to --target gpu only"), "{err}");
         assert!(parse(&["--target", "gpu", "--sustained-s", "2"]).is_ok());
-        assert!(parse(&["--target", "gpu", "--sustained-s", "0.1"]).unwrap_err().contains("--sustained-s"));
+        assert!(parse(&["--target", "gpu", "--sustained-s", "0.5"]).unwrap_err().contains("steady window"));
         let err = parse(&["--target", "gpu", "--trace", "v1:256x256:4", "v1.json"]).unwrap_err();
         assert!(err.contains("cannot be used with"), "{err}");
     }
