@@ -14,7 +14,7 @@ use warpspec::gpu::codegen;
 use warpspec::gpu::{Arch, Program, compile};
 use warpspec::ir::Kernel as Ir;
 use warpspec_examples::attention::hopper as fa;
-use warpspec_examples::gemm::ws_gemm;
+use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
 
 /// Command line.
 #[derive(Parser, Debug)]
@@ -31,6 +31,7 @@ struct Args {
 fn kernels() -> Vec<&'static Ir> {
     vec![
         ws_gemm::Kernel::ir(),
+        ws_gemm_bf16::Kernel::ir(),
         fa::fa3_bf16_d64::Kernel::ir(),
         fa::fa3_bf16_d128::Kernel::ir(),
         fa::fa3_f16_d64::Kernel::ir(),

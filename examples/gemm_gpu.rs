@@ -11,11 +11,11 @@ use clap::Parser;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use warpspec::dsl::{Global, Kernel};
-use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, render};
+use warpspec::dsl::{DType, Element, Global, Kernel};
+use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, Phase, render};
 use warpspec::gpu::{Cublas, Cuda};
 use warpspec::{Grid, Target, bf16};
-use warpspec_examples::gemm::{self, ws_gemm};
+use warpspec_examples::gemm::{self, ws_gemm, ws_gemm_bf16};
 use warpspec_examples::gemm_tradeoff as t;
 
 /// Command line.
@@ -101,25 +101,37 @@ fn check(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &[f32]) -> (f64,
     (err / norm.max(1e-30), rows.iter().map(|r| r.2).sum())
 }
 
-/// Runs kernel `K` once on `[m, n, k]` and checks it.
-fn check_kernel<K: Kernel>(
+/// Relative error a result may have against f64: f32 accumulation over `k` for an f32 C;
+/// for a bf16 or f16 C, the rounding of the stored value on top (half a unit in the last
+/// place: 2^-9 and 2^-12 of the value, bounded here by the row's largest value).
+fn tolerance(out: DType) -> f64 {
+    match out {
+        DType::F32 => 1e-4,
+        DType::F16 => 1e-4 + 2f64.powi(-11),
+        DType::Bf16 => 1e-4 + 2f64.powi(-8),
+    }
+}
+
+/// Runs kernel `K`, whose C has element type `O`, once on `[m, n, k]` and checks it.
+fn check_kernel<K: Kernel, O: Element>(
     cuda: &Cuda,
     name: &str,
     [m, n, k]: [usize; 3],
     grid: Grid,
-    make: impl Fn(Global<bf16>, Global<bf16>, Global<f32>) -> K::Params,
+    make: impl Fn(Global<bf16>, Global<bf16>, Global<O>) -> K::Params,
     rng: &mut ChaCha8Rng,
 ) -> Result<bool, Box<dyn std::error::Error>> {
     let (ha, hb) = (random(rng, m * k), random(rng, k * n));
     let a = Global::from_f32(&[m, k], &ha).ok_or("A")?;
     let b = Global::from_f32(&[k, n], &hb).ok_or("B")?;
-    let c = Global::<f32>::output_from_f32(&[m, n], &vec![f32::NAN; m * n]).ok_or("C")?;
+    let c = Global::<O>::output_from_f32(&[m, n], &vec![f32::NAN; m * n]).ok_or("C")?;
     let report = cuda.launch::<K>(grid, &make(a, b, c.clone()))?;
     let out = c.to_f32_vec().unwrap_or_default();
     let (rel, bad) = check(m, n, k, &ha, &hb, &out);
-    let pass = rel < 1e-4 && bad == 0;
+    let pass = rel < tolerance(O::DTYPE) && bad == 0;
     println!(
-        "{name} {m}x{n}x{k}: rel. error {rel:.2e}, non-finite {bad}, {:?}, {} us: {}",
+        "{name} {m}x{n}x{k}: rel. error {rel:.2e} (tolerance {:.1e}), non-finite {bad}, {:?}, {} us: {}",
+        tolerance(O::DTYPE),
         report.resources,
         report.elapsed.as_micros(),
         if pass { "PASS" } else { "FAIL" }
@@ -137,7 +149,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut ok = true;
     for s in [[1000, 1000, 1000], [512, 768, 1024], [2048, 2048, 512]] {
-        ok &= check_kernel::<ws_gemm::Kernel>(
+        ok &= check_kernel::<ws_gemm::Kernel, f32>(
             &cuda,
             "ws_gemm",
             s,
@@ -145,11 +157,19 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             |a, b, c| ws_gemm::Args { a, b, c },
             &mut rng,
         )?;
+        ok &= check_kernel::<ws_gemm_bf16::Kernel, bf16>(
+            &cuda,
+            "ws_gemm_bf16",
+            s,
+            gemm::grid(s[0], s[1]),
+            |a, b, c| ws_gemm_bf16::Args { a, b, c },
+            &mut rng,
+        )?;
     }
     let s = [1000, 1000, 1000];
     let tile = t::TileShape { m: 128, n: 256 };
     let g = t::grid(tile, s[0], s[1]);
-    ok &= check_kernel::<t::ws_128x256_p4::Kernel>(
+    ok &= check_kernel::<t::ws_128x256_p4::Kernel, f32>(
         &cuda,
         "ws 128x256 p4",
         s,
@@ -160,7 +180,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     for (name, keep_one_in_flight, lockstep) in
         [("v1", false, false), ("v2", true, false), ("v1+bar.sync", false, true), ("v2+bar.sync", true, true)]
     {
-        ok &= check_kernel::<t::flat_128x256_p4::Kernel>(
+        ok &= check_kernel::<t::flat_128x256_p4::Kernel, f32>(
             &cuda,
             &format!("{name} 128x256 p4"),
             s,
@@ -183,21 +203,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut results: Vec<Measurement> = Vec::new();
     for s in &args.sizes {
         let [m, n, k] = size(s)?;
-        let flop = 2.0 * (m * n * k) as f64;
-        let a = Global::<bf16>::from_f32(&[m, k], &random(&mut rng, m * k)).ok_or("A")?;
-        let b = Global::<bf16>::from_f32(&[k, n], &random(&mut rng, k * n)).ok_or("B")?;
-        let c = Global::<f32>::zeros(&[m, n]);
-        let params = ws_gemm::Args { a, b, c };
-        let prepared = cuda.prepare::<ws_gemm::Kernel>(gemm::grid(m, n), &params)?;
-        results.push(bench.measure(&format!("ws_gemm bf16 {m}x{n}x{k}"), Some(flop), || prepared.enqueue())?);
-        drop(prepared);
-        drop(params);
-        let (da, db) =
-            (cuda.gpu().upload(&random_bf16(&mut rng, m * k))?, cuda.gpu().upload(&random_bf16(&mut rng, n * k))?);
-        let dc = cuda.gpu().alloc::<bf16>(m * n)?;
-        results.push(bench.measure(&format!("cublas bf16 {m}x{n}x{k}"), Some(flop), || {
-            cublas.gemm_bf16_tn(&da, &db, &dc, (m, n, k))
-        })?);
+        results.extend(measure_size(&cuda, &cublas, &mut bench, [m, n, k], &mut rng)?);
     }
     if let Some(s) = &args.variants_at {
         let [m, n, k] = size(s)?;
@@ -221,6 +227,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     print!("{}", render::table(&results));
+    print!("{}", ratios(&results));
     if let Some(path) = &args.csv {
         let rows: Vec<String> = results.iter().flat_map(render::phase_rows).collect();
         std::fs::write(path, format!("{}\n{}\n", render::PHASE_HEADER, rows.join("\n")))?;
@@ -228,6 +235,60 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn random_bf16(rng: &mut ChaCha8Rng, len: usize) -> Vec<bf16> {
-    (0..len).map(|_| bf16::from_f32(rng.gen_range(-1.0f32..1.0))).collect()
+/// Times, at one size, `ws_gemm` (f32 C) and `ws_gemm_bf16` (bf16 C), each beside cuBLAS
+/// writing the same C type, on the same random inputs.
+fn measure_size(
+    cuda: &Cuda,
+    cublas: &Cublas,
+    bench: &mut Bench,
+    [m, n, k]: [usize; 3],
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<Measurement>, Box<dyn std::error::Error>> {
+    let flop = Some(2.0 * (m * n * k) as f64);
+    let (ha, hb) = (random(rng, m * k), random(rng, k * n));
+    let a = Global::<bf16>::from_f32(&[m, k], &ha).ok_or("A")?;
+    let b = Global::<bf16>::from_f32(&[k, n], &hb).ok_or("B")?;
+    let mut results = Vec::new();
+    {
+        let params = ws_gemm::Args { a: a.clone(), b: b.clone(), c: Global::zeros(&[m, n]) };
+        let prepared = cuda.prepare::<ws_gemm::Kernel>(gemm::grid(m, n), &params)?;
+        results.push(bench.measure(&format!("ws_gemm bf16 {m}x{n}x{k} (f32 C)"), flop, || prepared.enqueue())?);
+    }
+    {
+        let params = ws_gemm_bf16::Args { a, b, c: Global::zeros(&[m, n]) };
+        let prepared = cuda.prepare::<ws_gemm_bf16::Kernel>(gemm::grid(m, n), &params)?;
+        results.push(bench.measure(&format!("ws_gemm bf16 {m}x{n}x{k} (bf16 C)"), flop, || prepared.enqueue())?);
+    }
+    // cuBLAS takes B as n x k (K-major): the transpose of the same values.
+    let bt: Vec<bf16> = (0..n * k).map(|i| bf16::from_f32(hb[(i % k) * n + i / k])).collect();
+    let a16: Vec<bf16> = ha.iter().map(|&x| bf16::from_f32(x)).collect();
+    let (da, db) = (cuda.gpu().upload(&a16)?, cuda.gpu().upload(&bt)?);
+    let c32 = cuda.gpu().alloc::<f32>(m * n)?;
+    results.push(bench.measure(&format!("cublas bf16 {m}x{n}x{k} (f32 C)"), flop, || {
+        cublas.gemm_bf16_tn(&da, &db, &c32, (m, n, k))
+    })?);
+    drop(c32);
+    let c16 = cuda.gpu().alloc::<bf16>(m * n)?;
+    results.push(bench.measure(&format!("cublas bf16 {m}x{n}x{k} (bf16 C)"), flop, || {
+        cublas.gemm_bf16_tn(&da, &db, &c16, (m, n, k))
+    })?);
+    Ok(results)
+}
+
+/// `ws_gemm` against cuBLAS writing the same C type at the same size: burst and sustained
+/// TFLOP/s ratios (each phase's steady time), from the names `measure_size` gives.
+fn ratios(results: &[Measurement]) -> String {
+    let mut out = String::from("\nws_gemm / cuBLAS (same inputs, same C type): burst, sustained\n");
+    for ours in results.iter().filter(|m| m.name.starts_with("ws_gemm ")) {
+        let theirs = ours.name.replacen("ws_gemm ", "cublas ", 1);
+        let Some(vendor) = results.iter().find(|m| m.name == theirs) else { continue };
+        let ratio = |a: &Phase, b: &Phase| b.steady_ms / a.steady_ms;
+        out += &format!(
+            "{:<44} {:.3}  {:.3}\n",
+            ours.name,
+            ratio(&ours.burst, &vendor.burst),
+            ratio(&ours.sustained, &vendor.sustained)
+        );
+    }
+    out
 }

@@ -11,13 +11,25 @@ use warpspec::prelude::*;
 use warpspec::{Grid, LaunchError};
 
 /// Stamps the warp-specialized GEMM kernel as module `$name` for one output tile
-/// (`bm` x `bn`), k-step depth (`bk`, any constant expression) and ring depth (`stages`).
-/// [`ws_gemm`] is its 128 x 256, 4-stage instance; the trade-off study
+/// (`bm` x `bn`), k-step depth (`bk`, any constant expression), ring depth (`stages`) and,
+/// optionally, the element type of C (`out`: `bf16` or `f16` round the f32 accumulator to
+/// nearest even as they are stored) and the rasterization group (`group_m`: CTAs take output
+/// tiles `group_m` tile rows at a time, column by column, so that the CTAs running together
+/// share B tiles in L2; 1 is plain row-major order). Without them, C is `f32` and
+/// `group_m` is 1.
+/// [`ws_gemm`] is its 128 x 256, 4-stage instance with groups of 16 tile rows
+/// ([`ws_gemm_bf16`] the same with a bf16 C); the trade-off study
 /// (`crate::gemm_tradeoff`) and the validation sweep (`calibration/validate`) stamp other
 /// tiles and depths from the same text.
 #[macro_export]
 macro_rules! ws_gemm_kernel {
     ($name:ident, bm = $bm:literal, bn = $bn:literal, stages = $stages:literal, bk = $($bk:tt)+) => {
+        $crate::gemm::ws_gemm_kernel!($name, bm = $bm, bn = $bn, stages = $stages, out = f32, group_m = 1, bk = $($bk)+);
+    };
+    (
+        $name:ident, bm = $bm:literal, bn = $bn:literal, stages = $stages:literal, out = $out:ident,
+        group_m = $group_m:literal, bk = $($bk:tt)+
+    ) => {
         /// The warp-specialized GEMM kernel, written with `#[kernel]`: a TMA producer warp
         /// fills a `STAGES`-deep ring, two consumer warpgroups each multiply their half of
         /// the rows.
@@ -35,6 +47,8 @@ macro_rules! ws_gemm_kernel {
             pub const STAGES: usize = $stages;
             /// Rows each consumer warpgroup owns.
             pub const WG_ROWS: usize = BM / 2;
+            /// Tile rows of one rasterization group.
+            pub const GROUP_M: usize = $group_m;
 
             /// Launch arguments.
             #[params]
@@ -44,7 +58,7 @@ macro_rules! ws_gemm_kernel {
                 /// `K x N`, row-major.
                 pub b: Global<bf16>,
                 /// `M x N`, row-major, written by the kernel.
-                pub c: Global<f32>,
+                pub c: Global<$out>,
             }
 
             /// Shared memory of one CTA.
@@ -58,11 +72,41 @@ macro_rules! ws_gemm_kernel {
             #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b])]
             pub struct Operands;
 
+            /// Output tiles across N.
+            fn tiles_n(args: &Args) -> usize {
+                args.b.shape()[1].div_ceil(BN)
+            }
+
+            /// Grid positions per rasterization group: `GROUP_M` tile rows of every column.
+            /// Position `linear` (row-major over the grid) falls in group
+            /// `linear / group_span`, which walks its tile rows column by column.
+            fn group_span(args: &Args) -> usize {
+                GROUP_M * tiles_n(args)
+            }
+
+            /// Tile rows in the group of position `linear` (fewer in the last group).
+            fn group_rows(args: &Args, linear: usize) -> usize {
+                let first = linear / group_span(args) * GROUP_M;
+                (args.a.shape()[0].div_ceil(BM) - first).min(GROUP_M)
+            }
+
+            /// The output tile row of position `linear`.
+            fn tile_row(args: &Args, linear: usize) -> usize {
+                linear / group_span(args) * GROUP_M + linear % group_span(args) % group_rows(args, linear)
+            }
+
+            /// The output tile column of position `linear`.
+            fn tile_col(args: &Args, linear: usize) -> usize {
+                linear % group_span(args) / group_rows(args, linear)
+            }
+
             /// Issues the TMA loads of every k-step as soon as a stage is free.
             #[role(warps = 1, regs = 40)]
             pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
                 let args = cx.args();
-                let [n_tile, m_tile, _] = cx.block();
+                let [x, y, _] = cx.block();
+                let linear = y * tiles_n(args) + x;
+                let (m_tile, n_tile) = (tile_row(args, linear), tile_col(args, linear));
                 for k in 0..args.a.shape()[1].div_ceil(BK) {
                     let slot = ops.acquire().await;
                     cx.tma_load(&args.a, &[m_tile * BM, k * BK], slot.a(), &slot);
@@ -76,7 +120,9 @@ macro_rules! ws_gemm_kernel {
             #[role(warpgroups = 2, regs = 232)]
             pub async fn consumer(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
                 let args = cx.args();
-                let [n_tile, m_tile, _] = cx.block();
+                let [x, y, _] = cx.block();
+                let linear = y * tiles_n(args) + x;
+                let (m_tile, n_tile) = (tile_row(args, linear), tile_col(args, linear));
                 let rows = cx.instance() * WG_ROWS;
                 let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
                 for _ in 0..args.a.shape()[1].div_ceil(BK) {
@@ -92,7 +138,8 @@ macro_rules! ws_gemm_kernel {
 }
 pub use ws_gemm_kernel;
 
-ws_gemm_kernel!(ws_gemm, bm = 128, bn = 256, stages = 4, bk = 64);
+ws_gemm_kernel!(ws_gemm, bm = 128, bn = 256, stages = 4, out = f32, group_m = 16, bk = 64);
+ws_gemm_kernel!(ws_gemm_bf16, bm = 128, bn = 256, stages = 4, out = bf16, group_m = 16, bk = 64);
 
 /// `C = A · B` on the emulator for `A: m x k` and `B: k x n` (row-major, rounded to bf16).
 ///

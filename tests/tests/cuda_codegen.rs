@@ -10,7 +10,7 @@ use warpspec::gpu::codegen::{self, Generated};
 use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
 use warpspec::ir::Kernel as Ir;
 use warpspec_examples::attention::hopper as fa;
-use warpspec_examples::gemm::ws_gemm;
+use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
 use warpspec_examples::gemm_tradeoff as t;
 
 fn nvrtc_available(test: &str) -> bool {
@@ -30,10 +30,11 @@ macro_rules! kernels {
     };
 }
 
-/// Kernels that run on Hopper: `ws_gemm` and the trade-off stamps whose f32 accumulator fits.
+/// Kernels that run on Hopper: `ws_gemm` (f32 and bf16 C) and the trade-off stamps whose f32 accumulator fits.
 fn buildable() -> Vec<&'static Ir> {
     kernels![
         ws_gemm::Kernel,
+        ws_gemm_bf16::Kernel,
         t::ws_128x256_p2::Kernel,
         t::ws_128x256_p4::Kernel,
         t::ws_256x128_p2::Kernel,

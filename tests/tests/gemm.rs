@@ -45,6 +45,13 @@ fn m_and_n_not_multiples_of_the_tile() {
 }
 
 #[test]
+fn rasterization_groups_cover_every_tile_once() {
+    // 18 tile rows: one full group of 16 and a last group of 2, over 2 tile columns; with a
+    // tile written twice or missed, C would differ from the reference.
+    check_shape(17 * 128 + 5, 300, 64, 7);
+}
+
+#[test]
 fn results_are_bitwise_identical_across_runs_and_thread_counts() {
     let (m, n, k) = (256, 512, 256);
     let a = round_bf16(&random_values(m * k, 7));

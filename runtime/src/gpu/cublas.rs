@@ -3,6 +3,7 @@
 
 use super::context::{DeviceBuffer, Gpu, Inner};
 use super::{GpuError, probe};
+use crate::dsl::{DType, Element};
 use cudarc::cublas::{result, sys};
 use half::bf16;
 use std::ffi::c_void;
@@ -34,14 +35,15 @@ impl Cublas {
         Ok(cublas)
     }
 
-    /// Enqueues `C = A · Bᵀ` with row-major `A` (m × k), `B` (n × k) and `C` (m × n), all
-    /// bf16, accumulating in fp32 with the default tensor-op algorithm: the "TN" layout
-    /// (both operands K-major) that the generated GEMM kernels use.
-    pub fn gemm_bf16_tn(
+    /// Enqueues `C = A · Bᵀ` with row-major bf16 `A` (m × k) and `B` (n × k) and a row-major
+    /// `C` (m × n) of element type `C` (bf16, f16 or f32), accumulating in fp32 with the
+    /// default tensor-op algorithm: the "TN" layout (both operands K-major) that the
+    /// generated GEMM kernels use.
+    pub fn gemm_bf16_tn<C: Element>(
         &self,
         a: &DeviceBuffer<bf16>,
         b: &DeviceBuffer<bf16>,
-        c: &DeviceBuffer<bf16>,
+        c: &DeviceBuffer<C>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<(), GpuError> {
         if a.len() < m * k || b.len() < n * k || c.len() < m * n {
@@ -79,7 +81,11 @@ impl Cublas {
                 ki,
                 &beta as *const f32 as *const c_void,
                 c.address() as *mut c_void,
-                sys::cudaDataType::CUDA_R_16BF,
+                match C::DTYPE {
+                    DType::Bf16 => sys::cudaDataType::CUDA_R_16BF,
+                    DType::F16 => sys::cudaDataType::CUDA_R_16F,
+                    DType::F32 => sys::cudaDataType::CUDA_R_32F,
+                },
                 ni,
                 sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
                 sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT_TENSOR_OP,
