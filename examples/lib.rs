@@ -2,6 +2,8 @@
 
 pub mod attention;
 pub mod cli;
+#[path = "cluster_gemm_kernel.rs"]
+pub mod cluster_gemm;
 #[path = "gemm_kernel.rs"]
 pub mod gemm;
 #[path = "gemm_tradeoff_kernels.rs"]

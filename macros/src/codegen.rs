@@ -59,6 +59,7 @@ fn attrs_mut(item: &mut Item) -> Option<&mut Vec<syn::Attribute>> {
 pub fn generate(model: &Model<'_>) -> TokenStream {
     let private = private();
     let k = model.kernel;
+    let cluster = k.cluster.map_or([1, 1, 1], |(shape, _)| shape.dims);
     let name = k.module.ident.to_string();
     let params_ty = k.params.as_ref().map_or_else(
         || quote!(()),
@@ -88,6 +89,9 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
                 }
                 fn reset(&mut self) {
                     #(<#tys as #private::SmemBuffer>::reset(&mut self.#names);)*
+                }
+                fn __cells<'s>(&'s self, out: &mut ::std::vec::Vec<&'s #private::TileCell>) {
+                    #(<#tys as #private::SmemBuffer>::__cells(&self.#names, out);)*
                 }
             }
         }
@@ -258,6 +262,7 @@ pub fn generate(model: &Model<'_>) -> TokenStream {
                 pipelines: &[#(#pipeline_specs),*],
                 named_barriers: &[#(#named_specs),*],
                 smem_bytes: <#smem_ty as #private::SmemBuffer>::BYTES,
+                cluster: [#(#cluster),*],
             };
             fn spawn<'a>(cta: &'a #private::Cta<'a, Self>, who: #private::Who) -> #private::RoleFuture<'a> {
                 match who.role {

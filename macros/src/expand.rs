@@ -5,7 +5,7 @@ use quote::quote;
 use syn::ItemMod;
 
 use crate::errors::Errors;
-use crate::{check, codegen, lift, lower, markers, model, parse};
+use crate::{attr, check, codegen, lift, lower, markers, model, parse};
 
 /// Expands `#[kernel] mod name { ... }`. On error the result carries every problem found.
 ///
@@ -38,18 +38,10 @@ pub fn expand_or_fallback(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn expand_parts(attr: TokenStream, item: TokenStream) -> syn::Result<(TokenStream, Errors)> {
     let module: ItemMod = syn::parse2(item)?;
     let errors = Errors::default();
-    let protocol = match attr.to_string().as_str() {
-        "" => true,
-        "unchecked" => false,
-        _ => {
-            errors.at(
-                &attr,
-                "#[kernel] takes no arguments, or `unchecked` to skip the whole-kernel protocol checks (for kernels that demonstrate the emulator's own deadlock reports)",
-            );
-            true
-        }
-    };
+    let attr = attr::parse(attr, &errors);
+    let protocol = !attr.unchecked;
     let mut kernel = parse::parse(module, &errors);
+    kernel.cluster = attr.cluster;
     markers::check(&mut kernel, &errors);
     let model = model::Model::build(&kernel, &errors);
     let mut lowered = lower::lower(&model, &errors);

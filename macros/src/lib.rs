@@ -5,6 +5,7 @@
 
 use proc_macro::TokenStream;
 
+mod attr;
 mod check;
 mod codegen;
 mod diag;

@@ -65,6 +65,13 @@ impl<T: Lift> Lift for Option<T> {
     }
 }
 
+impl<T: Lift, const N: usize> Lift for [T; N] {
+    fn lift(&self) -> TokenStream {
+        let items = self.iter().map(Lift::lift);
+        quote!([#(#items),*])
+    }
+}
+
 impl<T: Lift> Lift for Box<T> {
     fn lift(&self) -> TokenStream {
         let x = (**self).lift();
@@ -101,7 +108,7 @@ lift_structs! {
     Stmt { pos, kind }
     Local { pat, init, diverge }
     Pat { pos, kind }
-    Kernel { name, consts, params, shared, pipelines, barriers, named, roles, functions, wait_ld }
+    Kernel { name, cluster, consts, params, shared, pipelines, barriers, named, roles, functions, wait_ld }
     WaitLd { role, load, arrive }
     Const { name, ty, value, evaluated }
     Field { name, ty }

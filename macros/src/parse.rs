@@ -28,6 +28,9 @@ pub struct KernelMod {
     pub named: Vec<NamedDecl>,
     /// Roles in declaration order.
     pub roles: Vec<RoleDecl>,
+    /// The cluster shape of `#[kernel(cluster = [x, y, z])]`, checked, and where it is
+    /// written.
+    pub cluster: Option<(warpspec_hw::ClusterShape, crate::errors::Loc)>,
 }
 
 /// `#[pipeline(producer = .., consumer = .., guards = [..], tma, stages = N)] struct P;`
@@ -112,6 +115,7 @@ pub fn parse(module: ItemMod, errors: &Errors) -> KernelMod {
         barriers: Vec::new(),
         named: Vec::new(),
         roles: Vec::new(),
+        cluster: None,
     };
     let Some((_, items)) = kernel.module.content.clone() else {
         errors.at(&kernel.module, "#[kernel] needs an inline module: `mod name { ... }`");

@@ -26,6 +26,8 @@ pub struct BlockedInstance {
     pub instance: u32,
     /// Warps of the instance, first and last.
     pub warps: (u32, u32),
+    /// Its CTA's rank in the cluster, in a kernel with a cluster shape (`None` otherwise).
+    pub cta: Option<u32>,
     /// What it waits on.
     pub waiting: Waiting,
     /// Set when a watchdog, not the executor, found the deadlock: how long nothing moved.
@@ -56,6 +58,13 @@ pub enum Waiting {
     },
     /// A stage outside its barrier array, which no `mbarrier.init` covers.
     UninitialisedBarrier,
+    /// The cluster barrier (`barrier.cluster.arrive` / `wait`) of a thread-block cluster.
+    Cluster {
+        /// Threads of the cluster that arrived on the current use.
+        arrived: u32,
+        /// Threads of the cluster (every CTA's).
+        threads: u32,
+    },
     /// A use of a named barrier.
     Named {
         /// The named barrier.
@@ -109,6 +118,7 @@ impl fmt::Display for Object<'_> {
         match self.0 {
             Waiting::Phase { barrier, stage, .. } => write!(f, "`{barrier}[{stage}]`"),
             Waiting::UninitialisedBarrier => f.write_str("an uninitialised barrier"),
+            Waiting::Cluster { .. } => f.write_str("the cluster barrier (`barrier.cluster`)"),
             Waiting::Named { name, id, .. } => write!(f, "named barrier `{name}` (id {id})"),
             Waiting::UnknownNamed => f.write_str("an unknown named barrier"),
             Waiting::MmaGroups { .. } => f.write_str("wgmma.wait_group"),
@@ -133,6 +143,12 @@ impl fmt::Display for Condition<'_> {
                 Ok(())
             }
             Waiting::UninitialisedBarrier | Waiting::UnknownNamed => Ok(()),
+            Waiting::Cluster { arrived, threads } => {
+                write!(
+                    f,
+                    "{arrived} of the cluster's {threads} threads arrived, expected from every instance of every CTA"
+                )
+            }
             Waiting::Named { arrived, threads, roles, .. } => {
                 write!(f, "{arrived} of {threads} threads arrived, expected from {roles}")
             }
@@ -169,6 +185,9 @@ impl fmt::Display for BlockedInstance {
     /// "warps 1-4 (`math` #0) waits on `Data.full[1]`: phase 1 (parity 1) to complete; ..."
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (first, last) = self.warps;
+        if let Some(rank) = self.cta {
+            write!(f, "CTA rank {rank}, ")?;
+        }
         if first == last {
             write!(f, "warp {first}")?;
         } else {
@@ -180,7 +199,15 @@ impl fmt::Display for BlockedInstance {
 
 impl fmt::Display for Deadlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "deadlock in kernel `{}`, CTA {:?}: every live warp is blocked", self.kernel, self.block)?;
+        if self.blocked.iter().any(|b| b.cta.is_some()) {
+            writeln!(
+                f,
+                "deadlock in kernel `{}`, the cluster of CTA {:?}: every live warp of its CTAs is blocked",
+                self.kernel, self.block
+            )?;
+        } else {
+            writeln!(f, "deadlock in kernel `{}`, CTA {:?}: every live warp is blocked", self.kernel, self.block)?;
+        }
         for b in &self.blocked {
             writeln!(f, "  {b}")?;
         }
@@ -196,7 +223,7 @@ mod tests {
     use super::*;
 
     fn blocked(waiting: Waiting) -> BlockedInstance {
-        BlockedInstance { role: "math", instance: 0, warps: (1, 4), waiting, watchdog: None }
+        BlockedInstance { role: "math", instance: 0, warps: (1, 4), cta: None, waiting, watchdog: None }
     }
 
     #[test]

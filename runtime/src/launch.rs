@@ -107,6 +107,13 @@ pub enum LaunchError {
         /// Threads allowed.
         limit: u32,
     },
+    /// The kernel's cluster shape does not fit the grid (or no GPU allows it).
+    Cluster {
+        /// The kernel.
+        kernel: &'static str,
+        /// What is wrong.
+        error: warpspec_hw::ClusterError,
+    },
     /// The problem does not fit the kernel (shapes, tile divisibility, arguments).
     Problem(String),
 }
@@ -134,6 +141,7 @@ impl std::fmt::Display for LaunchError {
             LaunchError::Threads { kernel, threads, limit } => {
                 write!(f, "kernel `{kernel}` has {threads} threads per CTA; a CTA needs between 1 and {limit}")
             }
+            LaunchError::Cluster { kernel, error } => write!(f, "kernel `{kernel}`: {error}"),
             LaunchError::Problem(msg) => f.write_str(msg),
         }
     }
@@ -166,6 +174,10 @@ pub fn check_spec(
             return Err(LaunchError::GridTooLarge { axis: AXES[axis], dim: u64::from(dim), limit });
         }
     }
+    let cluster = warpspec_hw::ClusterShape::new(spec.cluster)
+        .and_then(|shape| shape.check_grid(grid.dims))
+        .map_err(|error| LaunchError::Cluster { kernel: spec.name, error });
+    cluster?;
     let smem_limit = limits.smem_per_cta_bytes as usize;
     if spec.smem_bytes > smem_limit {
         return Err(LaunchError::SharedMemory { kernel: spec.name, bytes: spec.smem_bytes, limit: smem_limit });

@@ -138,6 +138,7 @@
 //! | attribute | option | default | what the checker does with it |
 //! |---|---|---|---|
 //! | `#[kernel]` | `unchecked` | checked | skips the whole-kernel protocol checks (the declaration checks still run); for kernels that demonstrate the emulator's own reports |
+//! | | `cluster = [x, y, z]` | one CTA per cluster | CTAs per thread-block cluster (integer literals): at most 16 in all (8 is the portable maximum; 9..=16 are non-portable, H100/H200 only: CUDA C++ Programming Guide, Thread Block Clusters); a launch's grid must be a whole number of clusters. The checker runs every CTA of the cluster together: multicast bytes land on each destination CTA's `full` barrier, `release_cluster`/`arrive_cluster` arrive on each CTA of their mask, so counts and bytes must include the peers'; a mask naming a rank outside the cluster, and a cluster operation (`tma_load_multicast`, `cluster_sync`, `release_cluster`, `arrive_cluster`) in a kernel without this option, are errors. The emulator runs a cluster's CTAs together with their own shared memory each; the timing model and the CUDA backend refuse clustered kernels for now |
 //! | `#[params]` | – | – | one struct per kernel: the launch arguments, `cx.args()` |
 //! | `#[shared]` | – | no shared memory | one struct per kernel; its size must fit the 227 KB a CTA may have, its tensor-memory tiles the 512 columns of an SM |
 //! | `#[pipeline]` | `producer = r` / `[r, ..]` | required | the roles that may take [`Producer`](dsl::Producer) |
@@ -468,7 +469,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::dsl::{
         ArgValue, Argument, Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec,
-        Pipeline, PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, SmemField, Who,
+        Pipeline, PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, SmemField, TileCell, Who,
     };
     pub use std::boxed::Box;
     pub use std::future::Future;

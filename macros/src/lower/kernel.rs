@@ -112,6 +112,7 @@ pub fn lower<'a>(model: &Model<'a>, errors: &Errors) -> Option<Lowered<'a>> {
     }
     let kernel = Kernel {
         name: k.module.ident.to_string(),
+        cluster: k.cluster.map(|(shape, _)| shape.dims),
         consts,
         params,
         shared,

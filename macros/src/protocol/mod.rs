@@ -164,7 +164,7 @@ pub fn check<'a>(model: &Model<'a>, lowered: &Lowered<'a>, errors: &Errors) -> C
 fn declarations(model: &Model<'_>, table: &Table, findings: &mut Findings) -> bool {
     let mut sound = true;
     let mut ids: HashMap<i128, &str> = HashMap::new();
-    for nb in &table.named {
+    for nb in table.named.iter().take(table.named_per_cta) {
         let loc = nb.id_decl.unwrap_or(nb.decl);
         if let Some(id) = nb.id {
             if !(1..=15).contains(&id) {
@@ -375,14 +375,17 @@ fn single_sizes(an: &Analysis<'_>, coverage: &mut Coverage) {
 /// Runs every role instance of the kernel in `scen`; `None` once the budget is spent.
 fn run_all(an: &Analysis<'_>, scen: &Scenario) -> Option<Vec<Trace>> {
     let mut traces = Vec::new();
-    for (r, role) in an.model.roles.iter().enumerate() {
-        let n = role.instances_value.unwrap_or(1).clamp(0, MAX_INSTANCES);
-        for i in 0..usize::try_from(n).unwrap_or(0) {
-            let mut trace = Run::new(an, scen, r, i).execute();
-            if role.instances_value.is_none_or(|n| !(0..=MAX_INSTANCES).contains(&n)) {
-                trace.aborted.get_or_insert("a role whose instance count the checker cannot evaluate");
+    // Every CTA of a cluster runs its own instances, rank by rank.
+    for rank in 0..an.table.ranks {
+        for (r, role) in an.model.roles.iter().enumerate() {
+            let n = role.instances_value.unwrap_or(1).clamp(0, MAX_INSTANCES);
+            for i in 0..usize::try_from(n).unwrap_or(0) {
+                let mut trace = Run::new(an, scen, r, i, rank).execute();
+                if role.instances_value.is_none_or(|n| !(0..=MAX_INSTANCES).contains(&n)) {
+                    trace.aborted.get_or_insert("a role whose instance count the checker cannot evaluate");
+                }
+                traces.push(trace);
             }
-            traces.push(trace);
         }
     }
     if !an.spend(0) {
@@ -417,7 +420,7 @@ fn expectations(an: &Analysis<'_>, traces: &[Trace]) {
             let name = an.table.bar(bar);
             let message = format!(
                 "this TMA load of {} completes its bytes on {name}, but no role expects transaction bytes on {name} (only `arrive_expect_tx` does): the bytes complete on a phase that does not count them; arrive on it with `arrive_expect_tx(index, bytes)` before the copies land",
-                report::who(an.model, t.role, t.instance)
+                report::who(an.model, t.role, t.instance, (an.table.ranks > 1).then_some(t.rank))
             );
             an.findings.borrow_mut().local(format!("unexpected-tx:{site}"), loc, message, &[bar]);
         }

@@ -142,9 +142,13 @@ impl Findings {
 }
 
 /// "`consumer` #1" for an instance of a role with several, "`consumer`" for a role of one.
-pub fn who(model: &Model<'_>, role: usize, instance: usize) -> String {
+pub fn who(model: &Model<'_>, role: usize, instance: usize, cta: Option<usize>) -> String {
     let Some(r) = model.roles.get(role) else { return "a role".into() };
-    if r.instances_value == Some(1) { format!("`{}`", r.name) } else { format!("`{}` #{instance}", r.name) }
+    let name = if r.instances_value == Some(1) { format!("`{}`", r.name) } else { format!("`{}` #{instance}", r.name) };
+    match cta {
+        Some(rank) => format!("{name} of CTA rank {rank}"),
+        None => name,
+    }
 }
 
 /// "`consumer`".

@@ -328,7 +328,10 @@ impl<'s, 'a> Sim<'s, 'a> {
 
     /// How instance `i` reads in messages.
     fn who(&self, i: usize) -> String {
-        self.insts.get(i).map_or_else(|| "a role".into(), |x| who(self.an.model, x.trace.role, x.trace.instance))
+        self.insts.get(i).map_or_else(
+            || "a role".into(),
+            |x| who(self.an.model, x.trace.role, x.trace.instance, (self.an.table.ranks > 1).then_some(x.trace.rank)),
+        )
     }
 
     /// How site `site` reads in messages.

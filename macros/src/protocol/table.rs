@@ -1,6 +1,12 @@
 //! The barrier table: every mbarrier array of the kernel (the `full` and `empty` sides of
 //! each pipeline, then each `#[barrier]`) and every named barrier, with the counts, lengths
 //! and roles the protocol checker needs, evaluated where the declarations allow.
+//!
+//! In a kernel with a cluster shape every CTA has its own copy of each barrier: the table
+//! lists rank 0's arrays and named barriers, then rank 1's, and so on, and then the cluster
+//! barrier (`barrier.cluster`), so that a run of the whole cluster can arrive on a peer's
+//! barrier. Pipeline and endpoint indices name rank 0's copies; [`Table::on_rank`] moves them
+//! to another CTA's.
 
 use quote::ToTokens;
 
@@ -14,11 +20,18 @@ pub struct Table {
     pub bars: Vec<Bar>,
     /// Pipelines, in declaration order.
     pub pipes: Vec<Pipe>,
-    /// Named barriers, in declaration order.
+    /// Named barriers, in declaration order, CTA by CTA, then the cluster barrier.
     pub named: Vec<NamedBar>,
+    /// CTAs per cluster (1 without a cluster shape).
+    pub ranks: usize,
+    /// mbarrier arrays of one CTA.
+    pub bars_per_cta: usize,
+    /// Named barriers the kernel declares (those of one CTA).
+    pub named_per_cta: usize,
 }
 
 /// One mbarrier array.
+#[derive(Clone)]
 pub struct Bar {
     /// Its name in messages: `Operands.full`, `SFull`.
     pub name: String,
@@ -36,6 +49,8 @@ pub struct Bar {
     pub arrivers: Vec<usize>,
     /// Roles declared to wait.
     pub waiters: Vec<usize>,
+    /// The CTA it belongs to, in a kernel with a cluster shape.
+    pub rank: Option<usize>,
 }
 
 /// One pipeline.
@@ -59,6 +74,7 @@ pub struct Pipe {
 }
 
 /// One named barrier.
+#[derive(Clone)]
 pub struct NamedBar {
     /// Its name.
     pub name: String,
@@ -142,6 +158,7 @@ impl Table {
                 key: "full_arrivals",
                 arrivers: pipe.producers.clone(),
                 waiters: pipe.consumers.clone(),
+                rank: None,
             });
             let (empty_count, empty_decl, empty_derived) =
                 count(&decl.empty_arrivals, &pipe.consumers, "empty_arrivals", "consumer");
@@ -154,6 +171,7 @@ impl Table {
                 key: "empty_arrivals",
                 arrivers: pipe.consumers.clone(),
                 waiters: pipe.producers.clone(),
+                rank: None,
             });
             pipes.push(Pipe {
                 name,
@@ -184,9 +202,10 @@ impl Table {
                 key: "count",
                 arrivers: arrive.clone(),
                 waiters: wait.clone(),
+                rank: None,
             });
         }
-        let named = k
+        let mut named: Vec<NamedBar> = k
             .named
             .iter()
             .zip(&model.named)
@@ -207,7 +226,54 @@ impl Table {
                 roles: roles.clone(),
             })
             .collect();
-        Table { bars, pipes, named }
+        let ranks = k.cluster.map_or(1, |(shape, _)| shape.ctas() as usize);
+        let (bars_per_cta, named_per_cta) = (bars.len(), named.len());
+        if ranks > 1 {
+            let one = std::mem::take(&mut bars);
+            bars = (0..ranks).flat_map(|r| one.iter().cloned().map(move |b| Bar { rank: Some(r), ..b })).collect();
+            let one = std::mem::take(&mut named);
+            named = (0..ranks)
+                .flat_map(|r| {
+                    one.iter().cloned().map(move |n| NamedBar { name: format!("{} of CTA rank {r}", n.name), ..n })
+                })
+                .collect();
+        }
+        let every: Vec<usize> = (0..model.roles.len()).collect();
+        let threads = every.iter().try_fold(0i128, |t, &r| t.checked_add(role_threads(model, r)?));
+        named.push(NamedBar {
+            name: "cluster barrier".into(),
+            threads: threads.and_then(|t| t.checked_mul(ranks as i128)),
+            threads_decl: None,
+            id: None,
+            id_decl: None,
+            decl: Loc::of(&k.module.ident),
+            roles: every,
+        });
+        Table { bars, pipes, named, ranks, bars_per_cta, named_per_cta }
+    }
+
+    /// Bar `bar` (an index of rank 0's copies) in the CTA of rank `rank`.
+    pub fn on_rank(&self, bar: usize, rank: usize) -> usize {
+        bar % self.bars_per_cta.max(1) + rank * self.bars_per_cta
+    }
+
+    /// Named barrier `named` (an index of rank 0's copies, or the cluster barrier) in the CTA
+    /// of rank `rank`.
+    pub fn named_on_rank(&self, named: usize, rank: usize) -> usize {
+        if named < self.named_per_cta { named + rank * self.named_per_cta } else { named }
+    }
+
+    /// The cluster barrier's index among the named barriers.
+    pub fn cluster_barrier(&self) -> usize {
+        self.named.len() - 1
+    }
+
+    /// " of CTA rank 1" for a bar of a cluster's CTA; nothing without a cluster shape.
+    fn of_rank(&self, bar: usize) -> String {
+        match self.bars.get(bar).and_then(|b| b.rank) {
+            Some(r) => format!(" of CTA rank {r}"),
+            None => String::new(),
+        }
     }
 
     /// What endpoint `ep` of role `role` is, if it resolved.
@@ -228,15 +294,15 @@ impl Table {
     /// `Name[index]`, or `Name` for a single barrier.
     pub fn slot(&self, bar: usize, index: usize) -> String {
         match self.bars.get(bar) {
-            Some(b) if b.len == Some(1) => format!("`{}`", b.name),
-            Some(b) => format!("`{}[{index}]`", b.name),
+            Some(b) if b.len == Some(1) => format!("`{}`{}", b.name, self.of_rank(bar)),
+            Some(b) => format!("`{}[{index}]`{}", b.name, self.of_rank(bar)),
             None => "a barrier".into(),
         }
     }
 
     /// The bar's name in backquotes.
     pub fn bar(&self, bar: usize) -> String {
-        self.bars.get(bar).map_or_else(|| "a barrier".into(), |b| format!("`{}`", b.name))
+        self.bars.get(bar).map_or_else(|| "a barrier".into(), |b| format!("`{}`{}", b.name, self.of_rank(bar)))
     }
 }
 

@@ -6,6 +6,7 @@
 //! - [`mbarrier`]: Hopper `mbarrier` objects (phase bit, pending arrivals, transaction bytes);
 //! - [`named`]: named barriers (`bar.sync` / `bar.arrive` among a set of threads);
 //! - [`vclock`]: vector clocks, the happens-before order carried by arrivals and waits;
+//! - [`cluster`]: thread-block clusters (shape, ranks, multicast masks, size limits);
 //! - [`limits`]: what one CTA may use on a machine (shared memory, threads, registers,
 //!   tensor memory), with sources.
 //!
@@ -13,11 +14,13 @@
 
 #![deny(missing_docs)]
 
+pub mod cluster;
 pub mod limits;
 pub mod mbarrier;
 pub mod named;
 pub mod vclock;
 
+pub use cluster::{ClusterError, ClusterShape};
 pub use limits::CtaLimits;
 pub use mbarrier::MBarrier;
 pub use named::{NamedArrival, NamedBarrier};

@@ -10,6 +10,15 @@ use crate::ty::Ty;
 pub struct Kernel {
     /// The module's name.
     pub name: String,
+    /// CTAs per cluster along x, y and z, from `#[kernel(cluster = [x, y, z])]`; `None`
+    /// for a kernel without a cluster shape (one CTA per cluster). A backend launches the
+    /// grid in clusters of this shape (`cudaLaunchAttributeClusterDimension`), and the
+    /// cluster operations address the CTAs of one cluster by rank (x fastest):
+    /// [`crate::Op::TmaLoadMulticast`] writes the same shared-memory tile of every CTA of a
+    /// mask and completes its bytes on each one's barrier, [`crate::Op::ReleaseCluster`] and
+    /// [`crate::Op::ArriveCluster`] arrive on the barrier of every CTA of a mask, and
+    /// [`crate::Op::ClusterSync`] waits for every thread of the cluster.
+    pub cluster: Option<[u32; 3]>,
     /// Its constants, in declaration order.
     pub consts: Vec<Const>,
     /// The fields of the `#[params]` struct: the launch's arguments (global tensors and

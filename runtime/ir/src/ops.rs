@@ -153,6 +153,8 @@ pub enum OperandKind {
     Predicate,
     /// How a run without data decides a data-dependent condition (`Assume`).
     Assumption,
+    /// CTAs of the cluster, one bit per rank (a `u16` multicast or arrival mask).
+    CtaMask,
 }
 
 /// What an operation returns.
@@ -188,6 +190,8 @@ pub enum Returns {
     PipeState,
     /// An element format.
     DType,
+    /// The work tiles of a persistent schedule, an iterator of indices.
+    Tiles,
 }
 
 /// When an operation's effect is complete.
@@ -270,6 +274,18 @@ catalogue! {
     Instance = Ctx.instance() -> Int, Query, Now;
     /// `cx.threads()`: threads of the instance.
     Threads = Ctx.threads() -> Int, Query, Now;
+    /// `cx.cluster_rank()`: the CTA's rank in its cluster (`%cluster_ctarank`).
+    ClusterRank = Ctx.cluster_rank() -> Int, Query, Now;
+    /// `cx.cluster_size()`: CTAs per cluster (`%cluster_nctarank`).
+    ClusterSize = Ctx.cluster_size() -> Int, Query, Now;
+    /// `cx.cluster()`: the cluster's index in the grid (`%clusterid`).
+    Cluster = Ctx.cluster() -> Dims, Query, Now;
+    /// `cx.clusters()`: clusters in the grid (`%nclusterid`).
+    Clusters = Ctx.clusters() -> Dims, Query, Now;
+    /// `cx.persistent_tiles(count)`: the work tiles of a static round-robin persistent
+    /// schedule this CTA's cluster walks: its cluster's linear index, then every
+    /// `clusters` after it, below `count`.
+    PersistentTiles = Ctx.persistent_tiles(count: Count) -> Tiles, Query, Now;
     /// `cx.has_data()`: whether the run carries data.
     HasData = Ctx.has_data() -> Bool, Query, Now;
     /// `cx.fragment(value)`: a filled fragment.
@@ -279,6 +295,13 @@ catalogue! {
     // ---- Ctx: asynchronous copies and MMAs ----
     /// `cx.tma_load(src, coords, dst, on)`: a TMA tile load completing on `on`.
     TmaLoad = Ctx.tma_load(src: Global, coords: Coords, dst: Tile, on: TxTarget) -> Nothing, AsyncCopy, Now;
+    /// `cx.tma_load_multicast(src, coords, dst, on, mask)`: a TMA tile load delivered to
+    /// `dst` of every CTA of the cluster in `mask`, completing its bytes on `on`'s barrier in
+    /// each of them.
+    TmaLoadMulticast = Ctx.tma_load_multicast(src: Global, coords: Coords, dst: Tile, on: TxTarget, mask: CtaMask) -> Nothing, AsyncCopy, Now;
+    /// `cx.cluster_sync().await`: `barrier.cluster.arrive` and `barrier.cluster.wait`, over
+    /// every thread of every CTA of the cluster.
+    ClusterSync = Ctx.cluster_sync() -> Nothing, BarrierSignal, Awaited;
     /// `cx.tma_store(src, dst, coords)`: a TMA tile store, one store group.
     TmaStore = Ctx.tma_store(src: Tile, dst: Global, coords: Coords) -> StoreGroup, AsyncCopy, Now;
     /// `cx.store_wait(group).await`: waits until a TMA store has read shared memory.
@@ -357,6 +380,9 @@ catalogue! {
     ConsumerWait = Consumer.wait() -> Full, BarrierWait, Awaited;
     /// `consumer.release(full)`: arrives on the stage's empty barrier.
     Release = Consumer.release(full: Token) -> Nothing, BarrierSignal, Now;
+    /// `consumer.release_cluster(full, mask)`: arrives on the stage's empty barrier of every
+    /// CTA of the cluster in `mask`.
+    ReleaseCluster = Consumer.release_cluster(full: Token, mask: CtaMask) -> Nothing, BarrierSignal, Now;
     /// `consumer.release_on_mma_completion(full)`: arrives once the MMAs issued so far
     /// complete (`tcgen05.commit`).
     ReleaseOnMmaCompletion = Consumer.release_on_mma_completion(full: Token) -> Nothing, BarrierSignal, Now;
@@ -367,6 +393,9 @@ catalogue! {
     Arrive = Arriver.arrive(index: Index) -> Nothing, BarrierSignal, Now;
     /// `arriver.arrive_expect_tx(index, bytes)`: arrives expecting transaction bytes.
     ArriveExpectTx = Arriver.arrive_expect_tx(index: Index, bytes: Bytes) -> Nothing, BarrierSignal, Now;
+    /// `arriver.arrive_cluster(index, mask)`: arrives on stage `index` of every CTA of the
+    /// cluster in `mask`.
+    ArriveCluster = Arriver.arrive_cluster(index: Index, mask: CtaMask) -> Nothing, BarrierSignal, Now;
     /// `arriver.arrive_on_mma_completion(index)`: arrives once the MMAs issued so far
     /// complete.
     ArriveOnMmaCompletion = Arriver.arrive_on_mma_completion(index: Index) -> Nothing, BarrierSignal, Now;
@@ -466,6 +495,7 @@ mod tests {
         assert_eq!(Op::find(Receiver::Waiter, "wait"), Some(Op::WaitParity));
         assert_eq!(Op::find(Receiver::Ctx, "acquire"), None);
         assert_eq!(Op::named("arrive").count(), 2);
+        assert_eq!(Op::TmaLoadMulticast.operand("mask"), Some(4));
     }
 
     #[test]
@@ -477,7 +507,18 @@ mod tests {
             .collect();
         assert_eq!(
             ctx_protocol,
-            ["tma_load", "tma_store", "store_wait", "wgmma", "wgmma_rs", "mma_wait", "umma", "umma_ts"]
+            [
+                "tma_load",
+                "tma_load_multicast",
+                "cluster_sync",
+                "tma_store",
+                "store_wait",
+                "wgmma",
+                "wgmma_rs",
+                "mma_wait",
+                "umma",
+                "umma_ts"
+            ]
         );
         assert!(!Op::ProducerState.class().is_protocol());
         assert!(Op::Sync.class().is_protocol());

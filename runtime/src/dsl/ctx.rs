@@ -11,7 +11,8 @@ use super::global::Global;
 use super::kernel::{Cta, Kernel, RoleSpec};
 use super::ops::{AccessKind, Backend, Event, Fault, MathKind, Op, TileAccess, Wait, Who};
 use super::sync::{TxTarget, WaitFor};
-use super::tile::{MmaOperandB, StorageView, TileOperand, TmemTile};
+use super::tile::{ClusterTiles, MmaOperandB, StorageView, TileOperand, TmemTile};
+use warpspec_hw::ClusterShape;
 
 /// The context of one role instance (a warp or a warpgroup) of one CTA.
 pub struct Ctx<'a, P> {
@@ -21,6 +22,9 @@ pub struct Ctx<'a, P> {
     role: &'static RoleSpec,
     block: [u32; 3],
     grid: [u32; 3],
+    cluster: ClusterShape,
+    rank: u32,
+    tiles: ClusterTiles<'a>,
     mma_committed: Cell<u64>,
     stores_committed: Cell<u64>,
 }
@@ -50,6 +54,9 @@ impl<'a, P> Ctx<'a, P> {
             role: &K::SPEC.roles[who.role as usize],
             block: cta.block,
             grid: cta.grid,
+            cluster: K::SPEC.cluster_shape(),
+            rank: cta.rank,
+            tiles: cta.tiles,
             mma_committed: Cell::new(0),
             stores_committed: Cell::new(0),
         }
@@ -68,6 +75,40 @@ impl<'a, P> Ctx<'a, P> {
     /// `gridDim` (x, y, z) of the launch.
     pub fn grid(&self) -> [usize; 3] {
         self.grid.map(|v| v as usize)
+    }
+
+    /// This CTA's rank in its cluster (`%cluster_ctarank`): its linear index within the
+    /// cluster, x fastest. 0 in a kernel without a cluster shape.
+    pub fn cluster_rank(&self) -> usize {
+        self.rank as usize
+    }
+
+    /// CTAs per cluster (`%cluster_nctarank`): the product of `#[kernel(cluster = [..])]`,
+    /// 1 without one.
+    pub fn cluster_size(&self) -> usize {
+        self.cluster.ctas() as usize
+    }
+
+    /// The index (x, y, z) of this CTA's cluster in the grid (`%clusterid`).
+    pub fn cluster(&self) -> [usize; 3] {
+        self.cluster.cluster_of(self.block).map(|v| v as usize)
+    }
+
+    /// Clusters in the grid along x, y and z (`%nclusterid`).
+    pub fn clusters(&self) -> [usize; 3] {
+        self.cluster.clusters(self.grid).map(|v| v as usize)
+    }
+
+    /// A static round-robin persistent schedule over work tiles `0..count`: the tiles this
+    /// CTA's cluster takes are its cluster's linear index (x fastest) and every
+    /// `clusters` after it, where `clusters` is the number of clusters in the grid. Every CTA
+    /// of a cluster walks the same tiles (one per CTA without a cluster shape), so a grid
+    /// sized to the machine's SMs keeps one CTA per SM walking tiles until none are left.
+    pub fn persistent_tiles(&self, count: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
+        let [x, y, z] = self.cluster();
+        let [nx, ny, nz] = self.clusters();
+        let linear = x + nx * (y + ny * z);
+        (linear..count).step_by((nx * ny * nz).max(1))
     }
 
     /// Index of this instance within its role (0 for the first warp or warpgroup).
@@ -144,6 +185,90 @@ impl<'a, P> Ctx<'a, P> {
         let (bytes, rows, cols, src) = (dst.bytes() as u32, R as u32, C as u32, src.tile_at(coords));
         let op = Op::TmaLoad { slot: on.tx_slot(), bytes, rows, cols, src };
         self.backend.issue(self.who, op);
+    }
+
+    /// TMA multicast tile load (`cp.async.bulk.tensor .multicast::cluster`): reads the
+    /// `R x C` box of `src` at `coords` once and writes it into `dst` of every CTA of the
+    /// cluster whose rank is set in `mask` (the same tile, at the same shared-memory offset,
+    /// in each), completing its bytes on `on`'s mbarrier in each of those CTAs. The tile's
+    /// bytes therefore count in the transaction bytes of every destination CTA's barrier,
+    /// and that CTA's slot must be free: in a multicast pipeline a consumer releases a stage
+    /// to every CTA whose producer writes into it ([`crate::dsl::Consumer::release_cluster`]).
+    /// Elements outside `src` are filled with zeros, as TMA does.
+    #[track_caller]
+    pub fn tma_load_multicast<'t, T: Element, const R: usize, const C: usize>(
+        &self,
+        src: &Global<T>,
+        coords: &[usize],
+        dst: impl TileOperand<'t, T, R, C>,
+        on: &impl TxTarget,
+        mask: u16,
+    ) {
+        let dst = dst.tile_ref();
+        self.at();
+        let ranks = match self.mask_ranks("tma_load_multicast", mask) {
+            Some(ranks) => ranks,
+            None => return,
+        };
+        if let Err(e) = src.check_coords(coords) {
+            return self.fault(format!("tma_load_multicast of a {R}x{C} tile: {e}"));
+        }
+        let Some(views) = ranks
+            .iter()
+            .map(|&r| match dst.cell() {
+                None => Some(dst),
+                Some(_) if r == self.rank => Some(dst),
+                Some(own) => self.tiles.peer(self.rank, own, r).map(|cell| dst.on(cell)),
+            })
+            .collect::<Option<Vec<_>>>()
+        else {
+            return self.fault(format!(
+                "tma_load_multicast of a {R}x{C} tile: its destination is not a tile of this CTA's shared memory, so it has no counterpart in the peer CTAs"
+            ));
+        };
+        for view in &views {
+            self.access(&view.storage(), R, C, AccessKind::TmaWrite { on: on.tx_slot() });
+            view.with_storage_mut(|data, offset, stride| src.read_box(coords, R, C, data, offset, stride));
+        }
+        let (bytes, rows, cols, src) = (dst.bytes() as u32, R as u32, C as u32, src.tile_at(coords));
+        let op = Op::TmaLoadMulticast { slot: on.tx_slot(), bytes, rows, cols, src, mask };
+        self.backend.issue(self.who, op);
+    }
+
+    /// The ranks `mask` names, or a fault (and `None`) when it is empty or names a rank
+    /// outside the cluster.
+    #[track_caller]
+    pub(crate) fn mask_ranks(&self, what: &str, mask: u16) -> Option<Vec<u32>> {
+        let size = self.cluster.ctas();
+        match self.cluster.ranks(mask) {
+            Ok(ranks) if !ranks.is_empty() => Some(ranks),
+            Ok(_) => {
+                self.fault(format!(
+                    "{what} with an empty CTA mask reaches no CTA; set the bit of each destination rank"
+                ));
+                None
+            }
+            Err(outside) => {
+                let cluster = if size == 1 {
+                    "the kernel has no cluster shape (one CTA per cluster); declare `#[kernel(cluster = [..])]`"
+                        .to_string()
+                } else {
+                    format!("the cluster has {size} CTAs (ranks 0..{size})")
+                };
+                self.fault(format!("{what} with CTA mask {mask:#06b} names rank {outside}, but {cluster}"));
+                None
+            }
+        }
+    }
+
+    /// `barrier.cluster.arrive` and `barrier.cluster.wait`: waits until every thread of every
+    /// CTA of the cluster has arrived. Kernels use it at start-up (no CTA may arrive on a peer's
+    /// mbarrier or multicast into its shared memory before the peer has initialised its
+    /// barriers) and at teardown (no CTA may exit while a peer may still arrive on its
+    /// barriers or write its shared memory).
+    #[track_caller]
+    pub fn cluster_sync(&self) -> impl Future<Output = ()> {
+        WaitFor::new(self.backend, self.who, Wait::ClusterSync, Location::caller())
     }
 
     /// TMA tile store: copies `src` to the box of `dst` at `coords` (clipping at the edges).

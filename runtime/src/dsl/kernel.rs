@@ -91,9 +91,22 @@ pub struct KernelSpec {
     pub named_barriers: &'static [NamedBarrierSpec],
     /// Shared memory bytes per CTA.
     pub smem_bytes: usize,
+    /// CTAs per cluster along x, y and z (`#[kernel(cluster = [x, y, z])]`; `[1, 1, 1]`
+    /// without a cluster). A launch's grid must be a whole number of clusters.
+    pub cluster: [u32; 3],
 }
 
 impl KernelSpec {
+    /// The cluster shape.
+    pub const fn cluster_shape(&self) -> warpspec_hw::ClusterShape {
+        warpspec_hw::ClusterShape { dims: self.cluster }
+    }
+
+    /// Whether the kernel runs in clusters of more than one CTA.
+    pub const fn clustered(&self) -> bool {
+        self.cluster_shape().ctas() > 1
+    }
+
     /// Warps per CTA.
     pub fn warps(&self) -> u32 {
         self.roles.iter().map(RoleSpec::warps).sum()
@@ -167,4 +180,9 @@ pub struct Cta<'a, K: Kernel> {
     pub block: [u32; 3],
     /// `gridDim` (x, y, z).
     pub grid: [u32; 3],
+    /// The CTA's rank in its cluster (0 without a cluster).
+    pub rank: u32,
+    /// The tile storages of every CTA of the cluster, for multicast copies (empty without
+    /// data).
+    pub tiles: super::ClusterTiles<'a>,
 }

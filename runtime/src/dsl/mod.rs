@@ -12,6 +12,8 @@ mod softexp;
 mod sync;
 mod tile;
 
+#[doc(hidden)]
+pub use tile::TileCell;
 pub(crate) use tile::next_cell_ordinal;
 
 #[cfg(test)]
@@ -30,5 +32,6 @@ pub use sync::{
     TxTarget, Waiter,
 };
 pub use tile::{
-    MmaOperandB, Ring, SmemBuffer, SmemField, StorageView, Tile, TileOperand, TileRef, TmemTile, Transposed,
+    ClusterTiles, MmaOperandB, Ring, SmemBuffer, SmemField, StorageView, Tile, TileOperand, TileRef, TmemTile,
+    Transposed,
 };

@@ -91,6 +91,31 @@ pub enum Op {
         /// Where in global memory the tile starts.
         src: GlobalTile,
     },
+    /// A TMA multicast tile load (`cp.async.bulk.tensor .multicast::cluster`): one read of
+    /// `bytes` from global memory delivered to the same shared-memory offset of every CTA of
+    /// the cluster in `mask`, completing `bytes` on mbarrier `slot` of each of those CTAs.
+    TmaLoadMulticast {
+        /// The barrier and stage, in each destination CTA, the copy completes its bytes on.
+        slot: BarrierSlot,
+        /// Bytes delivered to each destination CTA.
+        bytes: u32,
+        /// Rows of the tile.
+        rows: u32,
+        /// Columns of the tile.
+        cols: u32,
+        /// Where in global memory the tile starts.
+        src: GlobalTile,
+        /// The destination CTAs, one bit per rank in the cluster.
+        mask: u16,
+    },
+    /// `mbarrier.arrive.release.cluster.shared::cluster` by one elected thread on stage `slot`
+    /// of every CTA of the cluster in `mask` (the issuing CTA's own when its bit is set).
+    ClusterArrive {
+        /// The barrier and stage arrived on, in each CTA of `mask`.
+        slot: BarrierSlot,
+        /// The CTAs arrived on, one bit per rank in the cluster.
+        mask: u16,
+    },
     /// A TMA tile store of `bytes` shared→global, committed as one bulk group.
     TmaStore {
         /// Bytes copied.
@@ -198,6 +223,9 @@ pub enum Wait {
         /// Index of the named barrier in the kernel's declaration order.
         barrier: u16,
     },
+    /// `barrier.cluster.arrive` then `barrier.cluster.wait` by the instance's threads: until
+    /// every thread of every CTA of the cluster has arrived.
+    ClusterSync,
 }
 
 /// A protocol error found while running: what happened and where in the kernel source.

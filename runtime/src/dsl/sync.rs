@@ -302,6 +302,21 @@ impl<'a, P: Pipeline> Consumer<'a, P> {
         self.cta.backend.issue(self.who, op);
     }
 
+    /// Hands a drained slot back to the producers of every CTA of the cluster in `mask`: one
+    /// arrive on the stage's empty barrier in each of those CTAs
+    /// (`mbarrier.arrive.release.cluster.shared::cluster` on the peer's barrier). This is the
+    /// release of a multicast pipeline: each CTA whose producer multicasts into this CTA's
+    /// slot must learn that the slot is free, so its empty barrier counts the consumers of
+    /// every CTA it writes into (`empty_arrivals`).
+    #[track_caller]
+    pub fn release_cluster(&self, full: Full<'a, P>, mask: u16) {
+        let spec = &<P::Kernel as Kernel>::SPEC.pipelines[P::INDEX];
+        let op = Op::ClusterArrive { slot: slot(spec.empty, full.index), mask };
+        std::mem::forget(full);
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
+        self.cta.backend.issue(self.who, op);
+    }
+
     /// Hands a slot back once every MMA this instance issued so far has completed
     /// (`tcgen05.commit` onto the empty barrier): the release of a slot read by MMAs.
     #[track_caller]
@@ -357,6 +372,15 @@ impl<B: Barrier> Arriver<'_, B> {
     #[track_caller]
     pub fn arrive_expect_tx(&self, index: usize, bytes: u32) {
         let op = Op::Arrive { slot: stage_slot(B::INDEX, index), tx_bytes: bytes };
+        self.cta.backend.observe(self.who, Event::At(Location::caller()));
+        self.cta.backend.issue(self.who, op);
+    }
+
+    /// `mbarrier.arrive` on stage `index` of every CTA of the cluster in `mask` (a peer CTA's
+    /// barrier through its `shared::cluster` address).
+    #[track_caller]
+    pub fn arrive_cluster(&self, index: usize, mask: u16) {
+        let op = Op::ClusterArrive { slot: stage_slot(B::INDEX, index), mask };
         self.cta.backend.observe(self.who, Event::At(Location::caller()));
         self.cta.backend.issue(self.who, op);
     }

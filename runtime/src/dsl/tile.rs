@@ -15,7 +15,7 @@ use super::element::{DType, Element};
 /// a CTA may run on distinct threads (the emulator's parallel-warps mode). Each op borrows a
 /// tile only for the op's own copy or multiply; on one thread the locks never contend, and
 /// an uncontended lock costs one atomic operation, nothing next to the op's arithmetic.
-pub(crate) struct TileCell {
+pub struct TileCell {
     values: RwLock<Box<[f32]>>,
     /// Its number among the storages created on its thread (see [`TileCell::key`]).
     ordinal: usize,
@@ -129,6 +129,34 @@ pub trait SmemBuffer: Sized + Sync {
     fn allocate(data: bool) -> Self;
     /// Zeroes its data, so that storage can be reused for the next CTA.
     fn reset(&mut self);
+    /// Appends its tile storages, in declaration order ([`SmemBuffer::CELLS`] of them when
+    /// it has data, none in a shape-only run): where a multicast copy finds the same tile in
+    /// a peer CTA. Called by generated code.
+    #[doc(hidden)]
+    fn __cells<'s>(&'s self, out: &mut Vec<&'s TileCell>) {
+        let _ = out;
+    }
+}
+
+/// The tile storages of every CTA of a cluster, by rank: a multicast TMA copy writes the
+/// same tile (the same shared-memory offset) of each CTA it names. Empty in shape-only runs.
+#[derive(Clone, Copy, Default)]
+pub struct ClusterTiles<'a> {
+    by_rank: &'a [Vec<&'a TileCell>],
+}
+
+impl<'a> ClusterTiles<'a> {
+    /// The storages of each rank, as [`SmemBuffer::__cells`] lists them.
+    pub(crate) fn new(by_rank: &'a [Vec<&'a TileCell>]) -> Self {
+        Self { by_rank }
+    }
+
+    /// The tile of rank `rank` at the place `tile` has in rank `own`'s shared memory.
+    pub(crate) fn peer(&self, own: u32, tile: &TileCell, rank: u32) -> Option<&'a TileCell> {
+        let mine = self.by_rank.get(own as usize)?;
+        let at = mine.iter().position(|c| std::ptr::eq(*c, tile))?;
+        self.by_rank.get(rank as usize)?.get(at).copied()
+    }
 }
 
 /// A field of a `#[shared]` struct as the race detector sees it: its name, and the tile
@@ -178,6 +206,9 @@ impl<T: Element, const R: usize, const C: usize> SmemBuffer for Tile<T, R, C> {
             data.get_mut().fill(0.0);
         }
     }
+    fn __cells<'s>(&'s self, out: &mut Vec<&'s TileCell>) {
+        out.extend(self.data.as_ref());
+    }
 }
 
 impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
@@ -190,6 +221,9 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for Ring<B, N> {
     }
     fn reset(&mut self) {
         self.stages.iter_mut().for_each(B::reset);
+    }
+    fn __cells<'s>(&'s self, out: &mut Vec<&'s TileCell>) {
+        self.stages.iter().for_each(|b| b.__cells(out));
     }
 }
 
@@ -217,6 +251,9 @@ impl<B: SmemBuffer, const N: usize> SmemBuffer for [B; N] {
     fn reset(&mut self) {
         self.iter_mut().for_each(B::reset);
     }
+    fn __cells<'s>(&'s self, out: &mut Vec<&'s TileCell>) {
+        self.iter().for_each(|b| b.__cells(out));
+    }
 }
 
 /// An `R x C` accumulator of `f32` in tensor memory (Blackwell): `R` lanes (128) by `C`
@@ -237,6 +274,9 @@ impl<const R: usize, const C: usize> SmemBuffer for TmemTile<R, C> {
         if let Some(data) = self.data.as_mut() {
             data.get_mut().fill(0.0);
         }
+    }
+    fn __cells<'s>(&'s self, out: &mut Vec<&'s TileCell>) {
+        out.extend(self.data.as_ref());
     }
 }
 
@@ -391,6 +431,16 @@ impl<'t, T: Element, const R: usize, const C: usize> TileRef<'t, T, R, C> {
         if let Some(mut data) = self.borrow_mut() {
             f(&mut data, self.offset, self.stride);
         }
+    }
+
+    /// The same view onto `cell` (a peer CTA's copy of this tile).
+    pub(crate) fn on(self, cell: &'t TileCell) -> Self {
+        TileRef { data: Some(cell), ..self }
+    }
+
+    /// The tile storage, when the run has data.
+    pub(crate) fn cell(&self) -> Option<&'t TileCell> {
+        self.data
     }
 
     /// Whether the view has data.

@@ -1,5 +1,6 @@
-//! One CTA on one thread: the backend over the CTA's [`CtaState`], and the executor that
-//! polls the role instances in the order a [`Policy`] gives.
+//! One CTA, or the CTAs of one thread-block cluster, on one thread: the backend over their
+//! [`CtaState`], and the executor that polls the role instances (CTA by CTA, in warp order
+//! within each) in the order a [`Policy`] gives.
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -10,7 +11,9 @@ use super::error::EmuError;
 use super::schedule::Picker;
 use super::state::CtaState;
 use super::tiles::TileNames;
-use crate::dsl::{Backend, Cta, Event, Fault, Kernel, KernelSpec, Op, RoleFuture, SmemBuffer, Wait, Who};
+use crate::dsl::{
+    Backend, ClusterTiles, Cta, Event, Fault, Kernel, KernelSpec, Op, RoleFuture, SmemBuffer, TileCell, Wait, Who,
+};
 use crate::launch::Grid;
 
 /// What one CTA did.
@@ -21,31 +24,57 @@ pub(super) struct CtaRun {
     pub steps: u64,
 }
 
-/// The emulator's backend for a CTA run on one thread.
+/// The state of a CTA or cluster run on one thread.
 struct EmuBackend {
     state: RefCell<CtaState>,
 }
 
-impl Backend for EmuBackend {
+/// The backend one CTA of the run sees: its rank in the cluster and the run's state.
+struct Member<'s> {
+    rank: u32,
+    backend: &'s EmuBackend,
+}
+
+impl Backend for Member<'_> {
     fn has_data(&self) -> bool {
         true
     }
 
     fn issue(&self, who: Who, op: Op) {
-        self.state.borrow_mut().issue(who, op);
+        self.backend.state.borrow_mut().issue(self.rank, who, op);
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
-        self.state.borrow_mut().poll_wait(who, wait, first)
+        self.backend.state.borrow_mut().poll_wait(self.rank, who, wait, first)
     }
 
     fn fault(&self, who: Who, fault: Fault) {
-        self.state.borrow_mut().fault(who, fault);
+        self.backend.state.borrow_mut().fault(self.rank, who, fault);
     }
 
     fn observe(&self, who: Who, event: Event) {
-        self.state.borrow_mut().observe(who, event);
+        self.backend.state.borrow_mut().observe(self.rank, who, event);
     }
+}
+
+/// The CTAs of cluster number `cluster` of `grid` (x fastest), by rank: `blockIdx` of each.
+pub(super) fn cluster_blocks(spec: &KernelSpec, grid: &Grid, cluster: usize) -> Vec<[u32; 3]> {
+    let shape = spec.cluster_shape();
+    let [x, y, z] = shape.clusters(grid.dims);
+    let at = Grid::new(x, y, z).block(cluster);
+    (0..shape.ctas()).map(|rank| shape.block_of(at, rank)).collect()
+}
+
+/// The tile storages of each CTA's shared memory, by rank.
+pub(super) fn cluster_cells<S: SmemBuffer>(smems: &[S]) -> Vec<Vec<&TileCell>> {
+    smems
+        .iter()
+        .map(|smem| {
+            let mut cells = Vec::new();
+            smem.__cells(&mut cells);
+            cells
+        })
+        .collect()
 }
 
 impl EmuBackend {
@@ -70,32 +99,45 @@ pub(super) fn poll_role(future: &mut RoleFuture<'_>, cx: &mut Context<'_>) -> Re
     })
 }
 
-/// Runs CTA number `linear` of the grid in `smem` (zeroed first; its first tile storage has
-/// ordinal `base`).
-pub(super) fn run_cta<K: Kernel>(
+/// Runs cluster number `cluster` of the grid (a single CTA for a kernel without a cluster
+/// shape) in `smems`, one shared memory per CTA by rank (zeroed first; allocated one after the
+/// other, the first tile storage with ordinal `base`).
+pub(super) fn run_cluster<K: Kernel>(
     spec: &'static KernelSpec,
     grid: &Grid,
-    linear: usize,
+    cluster: usize,
     params: &K::Params,
-    smem: &mut K::Smem,
+    smems: &mut [K::Smem],
     base: usize,
     options: &EmuOptions,
 ) -> Result<CtaRun, EmuError> {
-    let block = grid.block(linear);
-    smem.reset();
-    let smem = &*smem;
-    let instances: Vec<Who> = spec.instances().collect();
-    let picker = Picker::new(options.policy, linear, instances.len());
-    let state = CtaState::new(
-        spec,
-        block,
-        options.race_detection,
-        picker.is_some(),
-        TileNames { fields: K::Smem::FIELDS, base },
-    );
+    let blocks = cluster_blocks(spec, grid, cluster);
+    smems.iter_mut().for_each(SmemBuffer::reset);
+    let smems = &*smems;
+    let cells = cluster_cells(smems);
+    let instances: Vec<(u32, Who)> =
+        (0..blocks.len() as u32).flat_map(|rank| spec.instances().map(move |who| (rank, who))).collect();
+    let picker = Picker::new(options.policy, cluster, instances.len());
+    let tiles = TileNames { fields: K::Smem::FIELDS, base, clustered: spec.clustered() };
+    let state = CtaState::new(spec, blocks.clone(), options.race_detection, picker.is_some(), tiles);
     let backend = EmuBackend { state: RefCell::new(state) };
-    let cta = Cta::<K> { params, smem, backend: &backend, block, grid: grid.dims };
-    let mut futures: Vec<Option<RoleFuture<'_>>> = instances.iter().map(|&who| Some(K::spawn(&cta, who))).collect();
+    let members: Vec<Member<'_>> = (0..blocks.len() as u32).map(|rank| Member { rank, backend: &backend }).collect();
+    let ctas: Vec<Cta<'_, K>> = members
+        .iter()
+        .zip(smems)
+        .zip(&blocks)
+        .map(|((member, smem), &block)| Cta {
+            params,
+            smem,
+            backend: member,
+            block,
+            grid: grid.dims,
+            rank: member.rank,
+            tiles: ClusterTiles::new(&cells),
+        })
+        .collect();
+    let mut futures: Vec<Option<RoleFuture<'_>>> =
+        instances.iter().map(|&(rank, who)| Some(K::spawn(&ctas[rank as usize], who))).collect();
     let result = match picker {
         None => round_robin(&backend, &instances, &mut futures),
         Some(picker) => explore(&backend, &instances, &mut futures, picker),
@@ -107,17 +149,22 @@ pub(super) fn run_cta<K: Kernel>(
 }
 
 /// Polls one instance; records its completion or its panic.
-fn step(backend: &EmuBackend, who: Who, slot: &mut Option<RoleFuture<'_>>, cx: &mut Context<'_>) -> Poll<()> {
+fn step(
+    backend: &EmuBackend,
+    (rank, who): (u32, Who),
+    slot: &mut Option<RoleFuture<'_>>,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
     let Some(future) = slot.as_mut() else { return Poll::Ready(()) };
     match poll_role(future, cx) {
         Ok(Poll::Ready(())) => {
             *slot = None;
-            backend.state.borrow_mut().finish(who);
+            backend.state.borrow_mut().finish(rank, who);
             Poll::Ready(())
         }
         Ok(Poll::Pending) => Poll::Pending,
         Err(message) => {
-            backend.state.borrow_mut().panicked(who, message);
+            backend.state.borrow_mut().panicked(rank, who, message);
             Poll::Pending
         }
     }
@@ -138,7 +185,7 @@ fn deadlock(backend: &EmuBackend) -> Result<CtaRun, EmuError> {
 /// deadlock.
 fn round_robin(
     backend: &EmuBackend,
-    instances: &[Who],
+    instances: &[(u32, Who)],
     futures: &mut [Option<RoleFuture<'_>>],
 ) -> Result<CtaRun, EmuError> {
     let mut cx = Context::from_waker(Waker::noop());
@@ -170,7 +217,7 @@ fn round_robin(
 /// instance is runnable, the CTA is deadlocked.
 fn explore(
     backend: &EmuBackend,
-    instances: &[Who],
+    instances: &[(u32, Who)],
     futures: &mut [Option<RoleFuture<'_>>],
     mut picker: Picker,
 ) -> Result<CtaRun, EmuError> {

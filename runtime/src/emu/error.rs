@@ -43,6 +43,8 @@ pub struct Instance {
     pub index: u32,
     /// Warps of the instance, first and last.
     pub warps: (u32, u32),
+    /// Its CTA's rank in the cluster, in a kernel with a cluster shape (`None` otherwise).
+    pub cta: Option<u32>,
 }
 
 /// One mbarrier of a report: a barrier array (or pipeline side) and a stage.
@@ -52,6 +54,8 @@ pub struct BarrierRef {
     pub name: &'static str,
     /// The stage.
     pub stage: u32,
+    /// The rank of the CTA it belongs to, in a kernel with a cluster shape.
+    pub cta: Option<u32>,
 }
 
 /// An arrival on an mbarrier: who arrived and at which kernel source line.
@@ -288,6 +292,9 @@ impl fmt::Display for EmuError {
 impl fmt::Display for Instance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (first, last) = self.warps;
+        if let Some(rank) = self.cta {
+            write!(f, "CTA rank {rank}, ")?;
+        }
         if first == last {
             write!(f, "warp {first} (`{}` #{})", self.role, self.index)
         } else {
@@ -298,7 +305,11 @@ impl fmt::Display for Instance {
 
 impl fmt::Display for BarrierRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}[{}]`", self.name, self.stage)
+        write!(f, "`{}[{}]`", self.name, self.stage)?;
+        match self.cta {
+            Some(rank) => write!(f, " of CTA rank {rank}"),
+            None => Ok(()),
+        }
     }
 }
 

@@ -93,6 +93,7 @@ mod tests {
             pipelines: &[],
             named_barriers: &[],
             smem_bytes: 200 * 1024,
+            cluster: [1, 1, 1],
         }
     }
 

@@ -175,20 +175,24 @@ pub fn run<K: Kernel>(grid: Grid, params: &K::Params) -> Result<EmuReport, EmuEr
 /// returned is that of the first failing CTA in launch order.
 pub fn run_with<K: Kernel>(grid: Grid, params: &K::Params, options: &EmuOptions) -> Result<EmuReport, EmuError> {
     let spec = launch::check::<K>(&grid, &LIMITS)?;
-    let workers = rayon::current_num_threads().min(grid.ctas());
-    memory::check(spec, workers, options.race_detection)?;
+    // The CTAs of a cluster run together, on one job: each job holds a cluster's shared memory.
+    let ranks = spec.cluster_shape().ctas() as usize;
+    let clusters = grid.ctas() / ranks;
+    let workers = rayon::current_num_threads().min(clusters);
+    memory::check(spec, workers * ranks, options.race_detection)?;
     let start = Instant::now();
-    // Shared memory is allocated once per rayon job and zeroed for each CTA; the ordinal of
-    // its first tile storage lets reports name tiles by field.
-    let results: Vec<Result<cta::CtaRun, EmuError>> = (0..grid.ctas())
+    // Shared memory is allocated once per rayon job (one per CTA of a cluster, one after the
+    // other) and zeroed for each cluster; the ordinal of its first tile storage lets reports
+    // name tiles by field (and CTA).
+    let results: Vec<Result<cta::CtaRun, EmuError>> = (0..clusters)
         .into_par_iter()
         .map_init(
-            || (crate::dsl::next_cell_ordinal(), K::Smem::allocate(true)),
-            |(base, smem), linear| {
+            || (crate::dsl::next_cell_ordinal(), (0..ranks).map(|_| K::Smem::allocate(true)).collect::<Vec<_>>()),
+            |(base, smems), cluster| {
                 if options.parallel_warps {
-                    threads::run_cta::<K>(spec, &grid, linear, params, smem, *base, options)
+                    threads::run_cluster::<K>(spec, &grid, cluster, params, smems, *base, options)
                 } else {
-                    cta::run_cta::<K>(spec, &grid, linear, params, smem, *base, options)
+                    cta::run_cluster::<K>(spec, &grid, cluster, params, smems, *base, options)
                 }
             },
         )

@@ -1,7 +1,14 @@
-//! The state of one emulated CTA: its mbarriers and named barriers, what each role instance
-//! is doing, and the sanitizer's checks. An executor owns one per CTA (behind a `RefCell` on
-//! one thread, behind a mutex with parallel warps) and feeds it the CTA's ops, waits and
-//! events; it answers the waits and keeps the first error.
+//! The state of one emulated CTA, or of the CTAs of one thread-block cluster run together: their
+//! mbarriers and named barriers, what each role instance is doing, and the sanitizer's checks.
+//! An executor owns one per CTA or cluster (behind a `RefCell` on one thread, behind a mutex
+//! with parallel warps) and feeds it the ops, waits and events of each CTA's instances, tagged
+//! with the CTA's rank in the cluster; it answers the waits and keeps the first error.
+//!
+//! In a cluster every CTA has its own copy of each barrier; instances, mbarriers and named
+//! barriers are numbered CTA by CTA (rank 0's first). A multicast TMA load completes its bytes
+//! on the barrier of every CTA of its mask, a cluster arrival arrives on the barrier of every
+//! CTA of its mask, and the cluster barrier (`barrier.cluster`) counts every thread of every
+//! CTA. Reports name the CTA (by rank) of each instance and barrier.
 //!
 //! The checks, each at the op that exposes the problem:
 //! - **over-arrival**: an arrival when the phase has every arrival it expects (its pending
@@ -46,6 +53,8 @@ struct Bar {
     hw: MBarrier,
     /// Index of its array in the kernel's barriers.
     array: usize,
+    /// The rank of its CTA in the cluster.
+    rank: u32,
     /// Its stage in the array.
     stage: u32,
     /// Arrivals of the current phase: instance and source line.
@@ -61,6 +70,8 @@ struct Bar {
 /// What one role instance is doing.
 struct Inst {
     who: Who,
+    /// The rank of its CTA in the cluster.
+    rank: u32,
     /// The source line of its latest op or wait.
     at: Option<Loc>,
     /// The wait it is in, and for a named-barrier sync the use it waits to see completed.
@@ -79,12 +90,21 @@ struct Inst {
 /// The state of one CTA (see the module documentation).
 pub(super) struct CtaState {
     spec: &'static KernelSpec,
-    block: [u32; 3],
+    /// `blockIdx` of each CTA, by rank.
+    blocks: Vec<[u32; 3]>,
+    /// Whether the kernel has a cluster shape (reports then name CTAs by rank).
+    clustered: bool,
     insts: Vec<Inst>,
-    /// Flat index of each role's first instance.
+    /// Instances of one CTA.
+    per_cta: usize,
+    /// Flat index of each role's first instance, in rank 0.
     role_base: Vec<usize>,
-    /// Flat index of each barrier array's first mbarrier.
+    /// Flat index of each barrier array's first mbarrier, in rank 0.
     bar_base: Vec<usize>,
+    /// mbarriers of one CTA.
+    bars_per_cta: usize,
+    /// The cluster barrier (`barrier.cluster`): every thread of every CTA.
+    cluster: NamedBarrier,
     /// Per barrier array: whether its count is its number of arriving instances, so that
     /// each arrives once per phase.
     once_each: Vec<bool>,
@@ -111,7 +131,7 @@ impl CtaState {
     /// is a scheduling point.
     pub fn new(
         spec: &'static KernelSpec,
-        block: [u32; 3],
+        blocks: Vec<[u32; 3]>,
         race_detection: bool,
         yield_waits: bool,
         tiles: TileNames,
@@ -122,10 +142,12 @@ impl CtaState {
             role_base.push(total);
             total += role.instances as usize;
         }
-        let insts: Vec<Inst> = spec
-            .instances()
-            .map(|who| Inst {
+        let ranks = blocks.len() as u32;
+        let insts: Vec<Inst> = (0..ranks)
+            .flat_map(|rank| spec.instances().map(move |who| (rank, who)))
+            .map(|(rank, who)| Inst {
                 who,
+                rank,
                 at: None,
                 waiting: None,
                 wait_phase: 0,
@@ -139,18 +161,24 @@ impl CtaState {
             .collect();
         let mut bar_base = Vec::with_capacity(spec.barriers.len());
         let mut bars = Vec::new();
-        for (array, b) in spec.barriers.iter().enumerate() {
-            bar_base.push(bars.len());
-            bars.extend((0..b.len).map(|stage| Bar {
-                hw: MBarrier::new(b.arrivals),
-                array,
-                stage,
-                arrivals: Vec::new(),
-                expected_bytes: 0,
-                landed_bytes: 0,
-                last_completed_by: None,
-            }));
+        for rank in 0..ranks {
+            for (array, b) in spec.barriers.iter().enumerate() {
+                if rank == 0 {
+                    bar_base.push(bars.len());
+                }
+                bars.extend((0..b.len).map(|stage| Bar {
+                    hw: MBarrier::new(b.arrivals),
+                    array,
+                    rank,
+                    stage,
+                    arrivals: Vec::new(),
+                    expected_bytes: 0,
+                    landed_bytes: 0,
+                    last_completed_by: None,
+                }));
+            }
         }
+        let bars_per_cta = bars.len() / blocks.len().max(1);
         let once_each = spec
             .barriers
             .iter()
@@ -160,17 +188,24 @@ impl CtaState {
                 b.arrivals == instances
             })
             .collect();
-        let races = race_detection.then(|| Races::new(insts.len(), bars.len(), spec.named_barriers.len()));
+        // Named barriers CTA by CTA, then the cluster barrier.
+        let named_total = spec.named_barriers.len() * blocks.len();
+        let races = race_detection.then(|| Races::new(insts.len(), bars.len(), named_total + 1));
+        let per_cta = total;
         Self {
             spec,
-            block,
+            clustered: spec.clustered(),
+            cluster: NamedBarrier::new(spec.threads() * ranks),
             last_phase: vec![-1; insts.len() * bars.len()],
+            blocks,
             insts,
+            per_cta,
             role_base,
             bar_base,
+            bars_per_cta,
             once_each,
             bars,
-            named: spec.named_barriers.iter().map(|n| NamedBarrier::new(n.threads)).collect(),
+            named: (0..ranks).flat_map(|_| spec.named_barriers.iter().map(|n| NamedBarrier::new(n.threads))).collect(),
             races,
             tiles,
             error: None,
@@ -211,8 +246,18 @@ impl CtaState {
         self.progress += 1;
     }
 
-    fn flat(&self, who: Who) -> usize {
-        self.role_base[who.role as usize] + who.instance as usize
+    fn flat(&self, rank: u32, who: Who) -> usize {
+        rank as usize * self.per_cta + self.role_base[who.role as usize] + who.instance as usize
+    }
+
+    /// The CTA rank reports show, in a kernel with a cluster shape.
+    fn shown(&self, rank: u32) -> Option<u32> {
+        self.clustered.then_some(rank)
+    }
+
+    /// `blockIdx` of the CTA of rank `rank`.
+    fn block(&self, rank: u32) -> [u32; 3] {
+        self.blocks.get(rank as usize).copied().unwrap_or_default()
     }
 
     /// Records `error` unless an error is already recorded, and stops the run.
@@ -231,12 +276,13 @@ impl CtaState {
             role: role.name,
             index: u32::from(who.instance),
             warps: (first, first + role.warps_per_instance - 1),
+            cta: self.shown(self.insts[flat].rank),
         }
     }
 
     fn barrier_ref(&self, m: usize) -> BarrierRef {
         let bar = &self.bars[m];
-        BarrierRef { name: self.spec.barriers[bar.array].name, stage: bar.stage }
+        BarrierRef { name: self.spec.barriers[bar.array].name, stage: bar.stage, cta: self.shown(bar.rank) }
     }
 
     fn arrivals(&self, m: usize) -> Vec<Arrival> {
@@ -246,7 +292,7 @@ impl CtaState {
     fn violate(&mut self, flat: Option<usize>, kind: ViolationKind) {
         let violation = Violation {
             kernel: self.spec.name,
-            block: self.block,
+            block: self.block(flat.map_or(0, |f| self.insts[f].rank)),
             by: flat.map(|f| self.instance(f)),
             at: flat.and_then(|f| self.insts[f].at),
             kind,
@@ -254,16 +300,24 @@ impl CtaState {
         self.record(EmuError::Violation(Box::new(violation)));
     }
 
-    /// The mbarrier `slot` names, if it is initialised.
-    fn try_mbar(&self, slot: BarrierSlot) -> Option<usize> {
+    /// The mbarrier `slot` names in the CTA of rank `rank`, if it is initialised.
+    fn try_mbar(&self, rank: u32, slot: BarrierSlot) -> Option<usize> {
         let array = slot.barrier as usize;
         let spec = self.spec.barriers.get(array)?;
-        (u32::from(slot.index) < spec.len).then(|| self.bar_base[array] + slot.index as usize)
+        let local = (u32::from(slot.index) < spec.len).then(|| self.bar_base[array] + slot.index as usize)?;
+        (rank < self.blocks.len() as u32).then(|| rank as usize * self.bars_per_cta + local)
     }
 
-    /// The mbarrier `slot` names; reports its use by `flat` if it is not initialised.
+    /// The mbarrier `slot` names in `flat`'s own CTA; reports its use if it is not
+    /// initialised.
     fn mbar(&mut self, flat: usize, slot: BarrierSlot) -> Option<usize> {
-        let m = self.try_mbar(slot);
+        self.mbar_of(flat, self.insts[flat].rank, slot)
+    }
+
+    /// The mbarrier `slot` names in the CTA of rank `rank`; reports its use by `flat` if it is
+    /// not initialised.
+    fn mbar_of(&mut self, flat: usize, rank: u32, slot: BarrierSlot) -> Option<usize> {
+        let m = self.try_mbar(rank, slot);
         if m.is_none() {
             let (name, stages) = self
                 .spec
@@ -278,28 +332,38 @@ impl CtaState {
         m
     }
 
-    /// Executes a non-blocking op of `who`.
-    pub fn issue(&mut self, who: Who, op: Op) {
+    /// Executes a non-blocking op of `who`, of the CTA of rank `rank`.
+    pub fn issue(&mut self, rank: u32, who: Who, op: Op) {
         if self.stopped {
             return;
         }
         self.bump();
-        let flat = self.flat(who);
+        let flat = self.flat(rank, who);
         match op {
-            Op::Arrive { slot, tx_bytes } => self.arrive(flat, slot, tx_bytes),
+            Op::Arrive { slot, tx_bytes } => self.arrive(flat, rank, slot, tx_bytes),
+            Op::ClusterArrive { slot, mask } => {
+                for target in self.mask_ranks(flat, mask, "cluster arrival") {
+                    self.arrive(flat, target, slot, 0);
+                }
+            }
+            Op::TmaLoadMulticast { slot, bytes, mask, .. } => {
+                for target in self.mask_ranks(flat, mask, "multicast TMA load") {
+                    self.land(flat, target, slot, bytes);
+                }
+            }
             // MMAs complete when issued, so a commit arrives at once.
             Op::MmaCommit { slot } => {
                 self.insts[flat].umma_commits += 1;
                 let commits = self.insts[flat].umma_commits;
-                let m = self.try_mbar(slot);
+                let m = self.try_mbar(rank, slot);
                 if let (Some(races), Some(m)) = (&mut self.races, m)
                     && let Some(agent) = races.umma_commit(flat, m, commits)
                 {
                     return self.unordered_arrival(flat, m, agent);
                 }
-                self.arrive(flat, slot, 0);
+                self.arrive(flat, rank, slot, 0);
             }
-            Op::TmaLoad { slot, bytes, .. } => self.land(flat, slot, bytes),
+            Op::TmaLoad { slot, bytes, .. } => self.land(flat, rank, slot, bytes),
             Op::NamedArrive { barrier } => {
                 self.named_arrive(flat, barrier);
             }
@@ -313,8 +377,30 @@ impl CtaState {
         }
     }
 
-    fn arrive(&mut self, flat: usize, slot: BarrierSlot, tx: u32) {
-        let Some(m) = self.mbar(flat, slot) else { return };
+    /// The ranks `mask` names; a rank outside the cluster (or an empty mask) is reported as
+    /// a fault of `flat`'s `what`, and none are returned.
+    fn mask_ranks(&mut self, flat: usize, mask: u16, what: &str) -> Vec<u32> {
+        let shape = self.spec.cluster_shape();
+        let problem = match shape.ranks(mask) {
+            Ok(ranks) if !ranks.is_empty() => return ranks,
+            Ok(_) => "names no CTA".to_string(),
+            Err(outside) => {
+                format!("names rank {outside}, but the cluster has {} CTA(s) (ranks 0..{})", shape.ctas(), shape.ctas())
+            }
+        };
+        let at = self.insts[flat].at;
+        let fault = Fault {
+            message: format!("a {what} with CTA mask {mask:#06b} {problem}"),
+            location: at.unwrap_or(Location::caller()),
+        };
+        let (rank, who) = (self.insts[flat].rank, self.insts[flat].who);
+        self.fault(rank, who, fault);
+        Vec::new()
+    }
+
+    /// An arrival of `flat` on `slot` of the CTA of rank `rank` (its own, or a peer's).
+    fn arrive(&mut self, flat: usize, rank: u32, slot: BarrierSlot, tx: u32) {
+        let Some(m) = self.mbar_of(flat, rank, slot) else { return };
         let bar = &self.bars[m];
         let again = self.once_each[bar.array] && bar.arrivals.iter().any(|&(f, _)| f == flat);
         if bar.hw.pending_arrivals() == 0 || again {
@@ -341,9 +427,9 @@ impl CtaState {
         }
     }
 
-    /// A TMA load of `flat` completes `bytes` on `slot`.
-    fn land(&mut self, flat: usize, slot: BarrierSlot, bytes: u32) {
-        let Some(m) = self.mbar(flat, slot) else { return };
+    /// A TMA load of `flat` completes `bytes` on `slot` of the CTA of rank `rank`.
+    fn land(&mut self, flat: usize, rank: u32, slot: BarrierSlot, bytes: u32) {
+        let Some(m) = self.mbar_of(flat, rank, slot) else { return };
         if let Some(agent) = self.races.as_mut().and_then(|races| races.load_lands(flat, m)) {
             return self.unordered_arrival(flat, m, agent);
         }
@@ -420,14 +506,17 @@ impl CtaState {
     /// Arrives with `flat`'s threads on named barrier `index`; returns the use the arrival
     /// belongs to.
     fn named_arrive(&mut self, flat: usize, index: u16) -> u64 {
-        let b = index as usize;
-        let Some(spec) = self.spec.named_barriers.get(b) else { return 0 };
+        let local = index as usize;
+        let Some(spec) = self.spec.named_barriers.get(local) else { return 0 };
+        // This CTA's copies of the kernel's named barriers.
+        let own = self.insts[flat].rank as usize * self.spec.named_barriers.len();
+        let b = own + local;
         let shared = self
             .spec
             .named_barriers
             .iter()
             .enumerate()
-            .find(|&(j, other)| j != b && other.id == spec.id && self.named[j].in_use());
+            .find(|&(j, other)| j != local && other.id == spec.id && self.named[own + j].in_use());
         if let Some((_, other)) = shared {
             let kind = ViolationKind::NamedIdShared { name: spec.name, other: other.name, id: spec.id };
             self.violate(Some(flat), kind);
@@ -463,12 +552,27 @@ impl CtaState {
         arrival.generation()
     }
 
-    /// Polls a wait of `who`; `first` is true on its first poll.
-    pub fn poll_wait(&mut self, who: Who, wait: Wait, first: bool) -> Poll<()> {
+    /// `barrier.cluster.arrive` by `flat`'s threads; returns the use the arrival belongs to.
+    fn cluster_arrive(&mut self, flat: usize) -> u64 {
+        let threads = self.spec.roles[self.insts[flat].who.role as usize].threads_per_instance();
+        let arrival = self.cluster.arrive(threads);
+        let index = self.named.len();
+        if let Some(races) = self.races.as_mut() {
+            // Each instance waits for every use it arrives on, so arrivals are ordered.
+            let _ = races.named_arrive(flat, index);
+            if matches!(arrival, NamedArrival::Completed { .. }) {
+                races.named_completed(index);
+            }
+        }
+        arrival.generation()
+    }
+
+    /// Polls a wait of `who`, of the CTA of rank `rank`; `first` is true on its first poll.
+    pub fn poll_wait(&mut self, rank: u32, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if self.stopped {
             return Poll::Pending;
         }
-        let flat = self.flat(who);
+        let flat = self.flat(rank, who);
         if first {
             self.insts[flat].waiting = Some((wait, 0));
             self.bump();
@@ -515,10 +619,25 @@ impl CtaState {
                     }
                 }
                 let generation = self.insts[flat].waiting.map_or(0, |w| w.1);
-                let b = barrier as usize;
+                let b = rank as usize * self.spec.named_barriers.len() + barrier as usize;
                 let ready = self.named.get(b).is_some_and(|s| s.completed(generation));
                 if ready && let Some(races) = &mut self.races {
                     races.named_waited(flat, b);
+                }
+                ready
+            }
+            Wait::ClusterSync => {
+                if first {
+                    let generation = self.cluster_arrive(flat);
+                    self.insts[flat].waiting = Some((wait, generation));
+                    if self.yield_waits {
+                        return Poll::Pending;
+                    }
+                }
+                let generation = self.insts[flat].waiting.map_or(0, |w| w.1);
+                let ready = self.cluster.completed(generation);
+                if ready && let Some(races) = &mut self.races {
+                    races.named_waited(flat, self.named.len());
                 }
                 ready
             }
@@ -557,25 +676,35 @@ impl CtaState {
         }
     }
 
-    /// Records a fault of role code.
-    pub fn fault(&mut self, who: Who, fault: Fault) {
+    /// How instance `who` of the CTA of rank `rank` reads in fault and panic reports.
+    fn describe(&self, rank: u32, who: Who) -> String {
+        match self.shown(rank) {
+            Some(rank) => format!("CTA rank {rank}, {}", self.spec.describe(who)),
+            None => self.spec.describe(who),
+        }
+    }
+
+    /// Records a fault of role code of the CTA of rank `rank`.
+    pub fn fault(&mut self, rank: u32, who: Who, fault: Fault) {
         self.bump();
-        let fault = RoleFault { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), fault };
+        let (block, instance) = (self.block(rank), self.describe(rank, who));
+        let fault = RoleFault { kernel: self.spec.name, block, instance, fault };
         self.record(EmuError::Fault(fault));
     }
 
-    /// Records a panic of role code.
-    pub fn panicked(&mut self, who: Who, message: String) {
-        let panic = RolePanic { kernel: self.spec.name, block: self.block, instance: self.spec.describe(who), message };
+    /// Records a panic of role code of the CTA of rank `rank`.
+    pub fn panicked(&mut self, rank: u32, who: Who, message: String) {
+        let (block, instance) = (self.block(rank), self.describe(rank, who));
+        let panic = RolePanic { kernel: self.spec.name, block, instance, message };
         self.record(EmuError::Panic(panic));
     }
 
-    /// Records an event of `who`.
-    pub fn observe(&mut self, who: Who, event: Event) {
+    /// Records an event of `who`, of the CTA of rank `rank`.
+    pub fn observe(&mut self, rank: u32, who: Who, event: Event) {
         if self.stopped {
             return;
         }
-        let flat = self.flat(who);
+        let flat = self.flat(rank, who);
         match event {
             Event::At(at) => self.insts[flat].at = Some(at),
             Event::Access(access) => self.access(flat, access),
@@ -599,8 +728,9 @@ impl CtaState {
             return;
         }
         let lands_on = match access.kind {
-            // A load on an uninitialised barrier is reported by its op.
-            AccessKind::TmaWrite { on } => match self.try_mbar(on) {
+            // A load completes on the barrier of the CTA whose tile it writes (a multicast
+            // writes peers' tiles); one on an uninitialised barrier is reported by its op.
+            AccessKind::TmaWrite { on } => match self.try_mbar(self.tiles.rank_of(access.tile), on) {
                 Some(m) => Some((m, self.bars[m].hw.completed_phases())),
                 None => return,
             },
@@ -641,13 +771,13 @@ impl CtaState {
         Race { tile, pipeline, earlier: access(&found.earlier), later: access(&found.later) }
     }
 
-    /// `who` returned: checks that it left nothing in flight.
-    pub fn finish(&mut self, who: Who) {
+    /// `who`, of the CTA of rank `rank`, returned: checks that it left nothing in flight.
+    pub fn finish(&mut self, rank: u32, who: Who) {
         if self.stopped {
             return;
         }
         self.bump();
-        let flat = self.flat(who);
+        let flat = self.flat(rank, who);
         let inst = &mut self.insts[flat];
         inst.finished = true;
         inst.waiting = None;
@@ -676,7 +806,7 @@ impl CtaState {
                 return self.violate(None, kind);
             }
         }
-        let open = self.named.iter().zip(self.spec.named_barriers).find(|(s, _)| s.in_use());
+        let open = self.named.iter().zip(self.spec.named_barriers.iter().cycle()).find(|(s, _)| s.in_use());
         if let Some((state, spec)) = open {
             let kind = ViolationKind::NamedPendingAtExit {
                 name: spec.name,
@@ -697,11 +827,11 @@ impl CtaState {
         let mut finished = Vec::new();
         for (flat, inst) in self.insts.iter().enumerate() {
             if inst.finished {
-                finished.push(spec.describe(inst.who));
+                finished.push(self.describe(inst.rank, inst.who));
                 continue;
             }
             let waiting = match inst.waiting {
-                Some((wait, generation)) => self.describe_wait(wait, generation),
+                Some((wait, generation)) => self.describe_wait(inst.rank, wait, generation),
                 None => Waiting::Nothing,
             };
             let instance = self.instance(flat);
@@ -709,19 +839,21 @@ impl CtaState {
                 role: instance.role,
                 instance: instance.index,
                 warps: instance.warps,
+                cta: instance.cta,
                 waiting,
                 watchdog,
             });
         }
-        Deadlock { kernel: spec.name, block: self.block, blocked, finished }
+        Deadlock { kernel: spec.name, block: self.block(0), blocked, finished }
     }
 
-    /// What an instance in `wait` (for a named-barrier sync: on use `generation`) waits on.
-    fn describe_wait(&self, wait: Wait, generation: u64) -> Waiting {
+    /// What an instance of the CTA of rank `rank` in `wait` (for a named-barrier or cluster
+    /// sync: on use `generation`) waits on.
+    fn describe_wait(&self, rank: u32, wait: Wait, generation: u64) -> Waiting {
         let spec = self.spec;
         match wait {
             Wait::Parity { slot, parity } => {
-                let Some(m) = self.try_mbar(slot) else { return Waiting::UninitialisedBarrier };
+                let Some(m) = self.try_mbar(rank, slot) else { return Waiting::UninitialisedBarrier };
                 let b = &spec.barriers[slot.barrier as usize];
                 let bar = &self.bars[m].hw;
                 Waiting::Phase {
@@ -737,7 +869,7 @@ impl CtaState {
             }
             Wait::NamedSync { barrier } => {
                 let Some(b) = spec.named_barriers.get(barrier as usize) else { return Waiting::UnknownNamed };
-                let state = self.named[barrier as usize];
+                let state = self.named[rank as usize * spec.named_barriers.len() + barrier as usize];
                 let arrived = if state.generation() == generation { state.arrived() } else { b.threads };
                 Waiting::Named {
                     name: b.name.to_string(),
@@ -746,6 +878,11 @@ impl CtaState {
                     threads: b.threads,
                     roles: spec.role_names(b.roles),
                 }
+            }
+            Wait::ClusterSync => {
+                let threads = spec.threads() * self.blocks.len() as u32;
+                let c = self.cluster;
+                Waiting::Cluster { arrived: if c.generation() == generation { c.arrived() } else { threads }, threads }
             }
             Wait::Mma { pending } => Waiting::MmaGroups { pending },
             Wait::Store { pending } => Waiting::Stores { pending },

@@ -104,6 +104,14 @@ impl Backend for SimBackend<'_> {
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
+        if wait == Wait::ClusterSync {
+            // Never queued: the machine model has no cluster barrier yet.
+            let needs = "the cluster barrier (`barrier.cluster`), which the timing model does not schedule yet";
+            if self.unsupported.get().is_none() {
+                self.unsupported.set(Some((who, Unsupported { needs })));
+            }
+            return Poll::Pending;
+        }
         if first {
             let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
             self.pending.borrow_mut().push(Queued { instr: Instr::Wait(wait), site });

@@ -59,6 +59,13 @@ pub fn simulate<K: Kernel>(
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
     let spec = launch::check::<K>(&grid, &machine.cta_limits())?;
+    if spec.clustered() {
+        return Err(SimError::Unsupported {
+            kernel: spec.name,
+            instance: format!("declared with clusters of {:?} CTAs", spec.cluster),
+            needs: "thread-block clusters (multicast TMA loads, arrivals on peer CTAs, cluster barriers), which the timing model does not schedule yet; run it on the emulator",
+        });
+    }
     if grid.ctas() > MAX_CTAS {
         return Err(SimError::Options(format!(
             "the grid has {} CTAs; the simulator handles at most {MAX_CTAS}",
@@ -184,6 +191,8 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             backend,
             block: self.grid.block(cta),
             grid: self.grid.dims,
+            rank: 0,
+            tiles: crate::dsl::ClusterTiles::default(),
         });
         self.futures[index] = self.instances.iter().map(|&who| Some(K::spawn(cta_ref, who))).collect();
         self.resident_cta[index] = cta;
@@ -365,6 +374,7 @@ impl GpuRun<'_> {
                     role: self.shape.role_name(inst),
                     instance: u32::from(inst.index),
                     warps: (inst.first_warp, inst.first_warp + inst.warps - 1),
+                    cta: None,
                     waiting,
                     watchdog: None,
                 }),
@@ -506,7 +516,15 @@ mod tests {
     }
 
     const fn spec(roles: &'static [RoleSpec], smem_bytes: usize) -> KernelSpec {
-        KernelSpec { name: "k", roles, barriers: &[], pipelines: &[], named_barriers: &[], smem_bytes }
+        KernelSpec {
+            name: "k",
+            roles,
+            barriers: &[],
+            pipelines: &[],
+            named_barriers: &[],
+            smem_bytes,
+            cluster: [1, 1, 1],
+        }
     }
 
     #[test]

@@ -385,6 +385,11 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             }
         }
         Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) }),
+        Op::TmaLoadMulticast { .. } | Op::ClusterArrive { .. } => {
+            return Err(Unsupported {
+                needs: "thread-block clusters (multicast TMA loads, arrivals on peer CTAs), which the timing model does not schedule yet",
+            });
+        }
         Op::TmaStore { bytes, dst } => out.push(Instr::TmaStore { bytes, dst: Some(dst) }),
         Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
         Op::NamedArrive { barrier } => out.push(Instr::NamedArrive { barrier }),

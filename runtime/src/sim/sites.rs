@@ -66,6 +66,7 @@ impl SiteKind {
         match *wait {
             Wait::Parity { slot, .. } => SiteKind::Phase(slot),
             Wait::NamedSync { barrier } => SiteKind::Named(barrier),
+            Wait::ClusterSync => SiteKind::Op("cluster_sync"),
             Wait::Mma { .. } => SiteKind::MmaGroups,
             Wait::Store { .. } => SiteKind::Stores,
         }
@@ -76,6 +77,8 @@ impl SiteKind {
         SiteKind::Op(match op {
             Op::Arrive { .. } => "arrive",
             Op::TmaLoad { .. } => "tma_load",
+            Op::TmaLoadMulticast { .. } => "tma_load_multicast",
+            Op::ClusterArrive { .. } => "cluster_arrive",
             Op::TmaStore { .. } => "tma_store",
             Op::Mma { a_in_registers: false, .. } => "mma",
             Op::Mma { a_in_registers: true, .. } => "mma (A in registers)",

@@ -55,8 +55,27 @@ impl<'a> Run<'_, 'a> {
                 Val::Int(self.an.model.roles.get(self.role).map_or(32, |r| i128::from(r.warps_per_instance) * 32))
             }
             Op::Args | Op::Block | Op::Grid | Op::HasData => Val::Atom(name.into()),
+            // The cluster's place in the grid and the tiles of a persistent schedule are
+            // run-time values; a loop over the schedule makes the scenario's trip count.
+            Op::Cluster | Op::Clusters | Op::PersistentTiles => Val::Atom(name.into()),
+            Op::ClusterRank => Val::Int(i128::try_from(self.rank).unwrap_or(0)),
+            Op::ClusterSize => Val::Int(i128::try_from(self.an.table.ranks).unwrap_or(1)),
             Op::TmaLoad => {
                 self.tma_load(call, &operands.get("dst"), &operands.get("on"));
+                Val::Unknown
+            }
+            Op::TmaLoadMulticast => {
+                self.check_cluster_op(call, op);
+                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
+                    self.tma_multicast(call, &operands.get("dst"), &operands.get("on"), &ranks);
+                }
+                Val::Unknown
+            }
+            Op::ClusterSync => {
+                self.check_cluster_op(call, op);
+                let site = self.site(call);
+                let named = self.an.table.cluster_barrier();
+                self.event_on(EventKind::Sync { named }, site);
                 Val::Unknown
             }
             Op::TmaStore => {
@@ -255,6 +274,25 @@ impl<'a> Run<'_, 'a> {
                 self.hand_over(call, p, &operands.get("full"), Handover::Release);
                 Val::Unknown
             }
+            (End::Consumer(p), Op::ReleaseCluster) => {
+                self.check_cluster_op(call, op);
+                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
+                    self.hand_over_to(call, p, &operands.get("full"), Handover::Release, &ranks);
+                }
+                Val::Unknown
+            }
+            (End::Arriver(b), Op::ArriveCluster) => {
+                self.check_cluster_op(call, op);
+                let site = self.site(call);
+                let Some(index) = self.index(b, &operands.get("index"), site) else { return Val::Unknown };
+                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
+                    for r in ranks {
+                        let bar = self.an.table.on_rank(b, r);
+                        self.event_on(EventKind::Arrive { bar, index, tx: 0 }, site);
+                    }
+                }
+                Val::Unknown
+            }
             (End::Consumer(p), Op::ReleaseOnMmaCompletion) => {
                 let site = self.site(call);
                 self.commit_ummas(site);
@@ -401,8 +439,15 @@ impl<'a> Run<'_, 'a> {
         Val::Token(t)
     }
 
-    /// `commit`, `release` or `release_on_mma_completion` of a token.
+    /// `commit`, `release` or `release_on_mma_completion` of a token, on this CTA's barrier.
     pub(super) fn hand_over(&mut self, call: &Expr, p: usize, token: &Val, how: Handover) {
+        let own = [self.rank];
+        self.hand_over_to(call, p, token, how, &own);
+    }
+
+    /// A hand-over of a token arriving on the barrier of each CTA of `ranks`
+    /// (`release_cluster` releases a stage to every CTA whose producer writes into it).
+    pub(super) fn hand_over_to(&mut self, call: &Expr, p: usize, token: &Val, how: Handover, ranks: &[usize]) {
         let site = self.site(call);
         let loc = self.site_loc(site);
         let Val::Token(t) = token else { return self.abort("an operation on a value the checker lost track of") };
@@ -426,7 +471,78 @@ impl<'a> Run<'_, 'a> {
             tok.state = TokState::Done;
         }
         self.live.retain(|x| x != t);
-        self.event(EventKind::Arrive { bar, index: tok.stage, tx }, site);
+        for &r in ranks {
+            let bar = self.an.table.on_rank(bar, r);
+            self.event_on(EventKind::Arrive { bar, index: tok.stage, tx }, site);
+        }
+    }
+
+    /// A TMA multicast load of tile `dst` completing on `on` in every CTA of `ranks`: the
+    /// bytes land on each one's copy of the barrier. The slot's own byte count then depends on
+    /// what the peers deliver, which only the run of the whole cluster decides.
+    pub(super) fn tma_multicast(&mut self, call: &Expr, dst: &Val, on: &Val, ranks: &[usize]) {
+        let before = self.trace.events.len();
+        self.tma_load(call, dst, on);
+        let Some(&event) = self.trace.events.get(before) else { return };
+        self.trace.events.truncate(before);
+        if let Val::Token(t) = on
+            && let Some(tok) = self.tokens.get_mut(*t)
+        {
+            tok.loaded = None;
+        }
+        if let EventKind::Tma { bar, index, bytes } = event.kind {
+            for &r in ranks {
+                let bar = self.an.table.on_rank(bar, r);
+                self.event_on(EventKind::Tma { bar, index, bytes }, event.site);
+            }
+        }
+    }
+
+    /// The ranks a CTA mask names, reporting a mask the text does not decide or one that
+    /// names a rank outside the cluster.
+    pub(super) fn mask(&mut self, call: &Expr, mask: &Val) -> Option<Vec<usize>> {
+        let site = self.site(call);
+        let Some((m, _)) = self.num(mask) else {
+            self.abort("a CTA mask the checker cannot evaluate");
+            return None;
+        };
+        let ranks = self.an.table.ranks;
+        let outside = (0..16).find(|&r| m & (1 << r) != 0 && r >= ranks);
+        if m <= 0 || m >= 1 << 16 || outside.is_some() {
+            let loc = self.site_loc(site);
+            let what = match outside {
+                Some(r) if m > 0 && m < 1 << 16 => format!("names CTA rank {r}"),
+                _ => "names no CTA of a 16-bit mask".to_string(),
+            };
+            let cluster = if ranks == 1 {
+                "the kernel has no cluster shape".to_string()
+            } else {
+                format!("the cluster has {ranks} CTAs (ranks 0..{ranks})")
+            };
+            let message = format!(
+                "{}'s CTA mask {m:#b} {what}, but {cluster}; set only the bits of ranks below {ranks} (`(1 << {ranks}) - 1` for every CTA)",
+                self.who()
+            );
+            self.finding(format!("mask:{site}"), loc, message, &[]);
+            self.abort("a CTA mask outside the cluster");
+            return None;
+        }
+        Some((0..ranks).filter(|&r| m & (1 << r) != 0).collect())
+    }
+
+    /// Reports a cluster operation in a kernel without a cluster shape.
+    pub(super) fn check_cluster_op(&mut self, call: &Expr, op: Op) {
+        if self.an.model.kernel.cluster.is_some() {
+            return;
+        }
+        let site = self.site(call);
+        let loc = self.site_loc(site);
+        let message = format!(
+            "`{}` is a thread-block cluster operation, but kernel `{}` has no cluster shape, so it runs as clusters of one CTA; declare the cluster on the kernel: `#[kernel(cluster = [2, 1, 1])]`",
+            op.name(),
+            self.an.model.kernel.module.ident
+        );
+        self.finding(format!("no-cluster:{site}"), loc, message, &[]);
     }
 
     // ---- tokens ----

@@ -58,6 +58,8 @@ pub struct Run<'r, 'a> {
     pub(super) role: usize,
     /// The instance.
     pub(super) instance: i128,
+    /// The rank of the instance's CTA in its cluster (0 without a cluster shape).
+    pub(super) rank: usize,
     /// Variables: a stack of frames (one per inlined call), each a stack of scopes.
     pub(super) frames: Vec<Vec<Vec<(String, Val)>>>,
     /// Every token taken.
@@ -99,12 +101,13 @@ pub struct Run<'r, 'a> {
 
 impl<'r, 'a> Run<'r, 'a> {
     /// A run of instance `instance` of role `role` in scenario `scen`.
-    pub fn new(an: &'r Analysis<'a>, scen: &'r Scenario, role: usize, instance: usize) -> Self {
+    pub fn new(an: &'r Analysis<'a>, scen: &'r Scenario, role: usize, instance: usize, rank: usize) -> Self {
         Self {
             an,
             scen,
             role,
             instance: i128::try_from(instance).unwrap_or(0),
+            rank,
             frames: Vec::new(),
             tokens: Vec::new(),
             live: Vec::new(),
@@ -125,6 +128,7 @@ impl<'r, 'a> Run<'r, 'a> {
             trace: Trace {
                 role,
                 instance,
+                rank,
                 events: Vec::new(),
                 exit: None,
                 decisions: Vec::new(),
@@ -278,11 +282,32 @@ impl<'r, 'a> Run<'r, 'a> {
 
     /// How this instance reads in messages.
     pub(super) fn who(&self) -> String {
-        who(self.an.model, self.role, usize::try_from(self.instance).unwrap_or(0))
+        who(self.an.model, self.role, usize::try_from(self.instance).unwrap_or(0), self.cta())
     }
 
-    /// Records an operation of the trace.
+    /// The rank of the instance's CTA, in a kernel with a cluster shape.
+    pub(super) fn cta(&self) -> Option<usize> {
+        (self.an.table.ranks > 1).then_some(self.rank)
+    }
+
+    /// Records an operation of the trace on this instance's own CTA's barriers (the event
+    /// names rank 0's copies).
     pub(super) fn event(&mut self, kind: EventKind, site: usize) {
+        let (t, rank) = (&self.an.table, self.rank);
+        let kind = match kind {
+            EventKind::Wait { bar, index, parity } => EventKind::Wait { bar: t.on_rank(bar, rank), index, parity },
+            EventKind::Arrive { bar, index, tx } => EventKind::Arrive { bar: t.on_rank(bar, rank), index, tx },
+            EventKind::Tma { bar, index, bytes } => EventKind::Tma { bar: t.on_rank(bar, rank), index, bytes },
+            EventKind::Sync { named } => EventKind::Sync { named: t.named_on_rank(named, rank) },
+            EventKind::NamedArrive { named } => EventKind::NamedArrive { named: t.named_on_rank(named, rank) },
+            other => other,
+        };
+        self.event_on(kind, site);
+    }
+
+    /// Records an operation of the trace whose barrier indices already name the CTA they act
+    /// on (an arrival on a peer's barrier, a multicast's bytes).
+    pub(super) fn event_on(&mut self, kind: EventKind, site: usize) {
         if matches!(kind, EventKind::Arrive { .. } | EventKind::NamedArrive { .. } | EventKind::Sync { .. })
             && let Some(load) = self.tmem_load.take()
             && !self.trace.wait_ld.contains(&(load, site))

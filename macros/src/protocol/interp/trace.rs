@@ -151,6 +151,8 @@ pub struct Trace {
     pub role: usize,
     /// The instance.
     pub instance: usize,
+    /// The rank of its CTA in the cluster (0 without a cluster shape).
+    pub rank: usize,
     /// Its barrier operations in program order.
     pub events: Vec<Event>,
     /// Where it returned early, if it did.

@@ -102,7 +102,15 @@ impl Sim<'_, '_> {
                     (Some(x), Some(y)) => !x.overlaps(y),
                     _ => !earlier.whole && !later.whole,
                 };
-                if !same || may_be_disjoint || earlier.inst == later.inst || !(earlier.write || later.write) {
+                // Each CTA of a cluster has its own on-chip buffers.
+                let rank = |i: usize| self.insts.get(i).map(|x| x.trace.rank);
+                let other_cta = rank(earlier.inst) != rank(later.inst);
+                if !same
+                    || other_cta
+                    || may_be_disjoint
+                    || earlier.inst == later.inst
+                    || !(earlier.write || later.write)
+                {
                     continue;
                 }
                 let after = |x: &AccessRec, y: &AccessRec| y.end.is_some_and(|e| x.clock.get(y.inst) >= e);

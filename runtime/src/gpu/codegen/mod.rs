@@ -121,6 +121,13 @@ pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
 }
 
 fn render(k: &Kernel) -> Result<Generated, Unsupported> {
+    if let Some(dims) = k.cluster.filter(|d| d.iter().product::<u32>() > 1) {
+        let line = k.roles.first().map_or(0, |r| r.func.pos.line);
+        return unsupported(
+            line,
+            format!("thread-block clusters of {dims:?} CTAs, which this target does not render yet"),
+        );
+    }
     let plan = Plan::new(k)?;
     let mut uses = Uses::default();
     let mut role_fns = String::new();

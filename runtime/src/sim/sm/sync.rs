@@ -132,6 +132,8 @@ impl Sm {
         let (resident, instance) = (self.warps[w].resident as usize, self.warps[w].instance as usize);
         let first = !std::mem::replace(&mut self.warps[w].wait_started, true);
         match wait {
+            // Never queued: the backend refuses `barrier.cluster` (`SimBackend::poll_wait`).
+            Wait::ClusterSync => WaitTest::Pass,
             Wait::Parity { slot: b, parity } => {
                 let bar = self.residents[resident].mbar(b);
                 if bar.bar.parity_passed(parity) {

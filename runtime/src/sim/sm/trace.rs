@@ -72,6 +72,8 @@ impl Sm {
             Wait::Mma { pending } => Awaited::MmaGroups { pending },
             Wait::Store { pending } => Awaited::Stores { pending },
             Wait::NamedSync { barrier } => Awaited::NamedSync { name: env.shape.named_name(barrier) },
+            // Never queued: the backend refuses `barrier.cluster` (`SimBackend::poll_wait`).
+            Wait::ClusterSync => Awaited::NamedSync { name: "cluster".into() },
         };
         let track = self.track_of(w, env);
         let Some(to) = self.record(env, track, SpanKind::Wait(awaited), site, start, end) else { return };

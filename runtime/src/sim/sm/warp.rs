@@ -154,7 +154,7 @@ pub(super) fn wait_reason(wait: &Wait) -> StallReason {
     match wait {
         Wait::Parity { .. } | Wait::Store { .. } => StallReason::LongScoreboard,
         Wait::Mma { .. } => StallReason::Wait,
-        Wait::NamedSync { .. } => StallReason::Barrier,
+        Wait::NamedSync { .. } | Wait::ClusterSync => StallReason::Barrier,
     }
 }
 
