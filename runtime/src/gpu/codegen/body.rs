@@ -90,6 +90,9 @@ pub(crate) struct Body<'a> {
     /// Fragments rounded in place to a 16-bit format (`cx.cast`): a store into tensor memory
     /// packs them two to a column, as a `umma_ts` A operand reads them.
     pub rounded: HashMap<String, super::plan::Elem>,
+    /// Roundings of fragments (`cx.cast`) not emitted yet: the C++ scope depth, the
+    /// fragment, the statement (Blackwell; see [`Body::flush_rounding`]).
+    pub pending_round: Vec<(usize, String, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -109,6 +112,7 @@ impl<'a> Body<'a> {
             inlining: Vec::new(),
             lazy: Vec::new(),
             rounded: HashMap::new(),
+            pending_round: Vec::new(),
         }
     }
 
@@ -185,6 +189,7 @@ impl<'a> Body<'a> {
         self.fenced.retain(|(d, _)| *d <= depth);
         self.operands.retain(|(d, _)| *d <= depth);
         self.lazy.retain(|l| l.depth <= depth);
+        self.pending_round.retain(|(d, _, _)| *d <= depth);
         self.indent -= 1;
         self.line(format!("}}{tail}"));
     }

@@ -55,14 +55,23 @@ impl Body<'_> {
                     Some(Elem::F32) => return Ok(Val::Unit),
                     None => return unsupported(line, "`cast::<T>` to a type other than bf16, f16 or f32"),
                 };
-                let var = match self.operand(e, "regs")? {
-                    Val::Frag(f) => f.var,
-                    Val::Rows(r) => r.var,
+                let (var, fragment) = match self.operand(e, "regs")? {
+                    Val::Frag(f) => (f.var, true),
+                    Val::Rows(r) => (r.var, false),
                     v => return unsupported(line, format!("`cast` of {}", v.kind())),
                 };
-                self.line(format!("wsg::map({var}, wsg::{round});  // line {line}: cx.cast (round in place)"));
+                let text = format!("wsg::map({var}, wsg::{round});  // line {line}: cx.cast (round in place)");
                 if let Some(elem) = ty {
-                    self.rounded.insert(var, elem);
+                    self.rounded.insert(var.clone(), elem);
+                }
+                if fragment && self.plan.arch == Arch::Sm100a {
+                    // Deferred until the fragment is next read: a packed `tmem_store` rounds
+                    // the same way (to nearest even, and rounding twice is rounding once), so
+                    // it needs no separate pass.
+                    self.line(format!("// line {line}: cx.cast of {var}, applied where it is next read"));
+                    self.pending_round.push((self.depth(), var, text));
+                } else {
+                    self.line(text);
                 }
                 Ok(Val::Unit)
             }

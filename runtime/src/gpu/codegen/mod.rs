@@ -195,6 +195,7 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
         b.block_stmts(&r.func.body)?;
         // A fragment still queued was never used: nothing to load.
         b.lazy.clear();
+        b.pending_round.clear();
         let body = std::mem::take(&mut b.out);
         let regs = rp.regs.map_or(String::new(), |r| format!(", {r} registers"));
         let _ = writeln!(

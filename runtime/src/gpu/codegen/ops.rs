@@ -72,6 +72,10 @@ impl Body<'_> {
         if blackwell && !keeps_queue(op) {
             self.materialize_all();
         }
+        if blackwell && op != Op::TmemStore {
+            // Only a packed store of the fragment may take it unrounded.
+            self.flush_rounding(None);
+        }
         match (op, recv) {
             (Op::Args, Val::Ctx) => Ok(Val::Args),
             (Op::Block, Val::Ctx) => Ok(Val::Dims("blockIdx")),

@@ -144,8 +144,27 @@ impl Body<'_> {
         format!("[&](float x) {{ {body}return x; }}")
     }
 
-    /// Loads every queued fragment into registers, running its queued ops.
+    /// Emits the deferred roundings (`cx.cast`) of every fragment but `except`.
+    pub(super) fn flush_rounding(&mut self, except: Option<&str>) {
+        let (keep, emit): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.pending_round).into_iter().partition(|(_, v, _)| Some(v.as_str()) == except);
+        self.pending_round = keep;
+        for (_, _, text) in emit {
+            self.line(text);
+        }
+    }
+
+    /// Whether fragment `var` has a deferred rounding; takes it.
+    fn take_rounding(&mut self, var: &str) -> bool {
+        let before = self.pending_round.len();
+        self.pending_round.retain(|(_, v, _)| v != var);
+        self.pending_round.len() != before
+    }
+
+    /// Loads every queued fragment into registers, running its queued ops, and emits the
+    /// deferred roundings.
     pub(super) fn materialize_all(&mut self) {
+        self.flush_rounding(None);
         for l in std::mem::take(&mut self.lazy) {
             self.line(format!("float {}[{}];  // loaded from tensor memory", l.var, l.cols));
             self.line(format!("wsg::tmem_load({}, {});", l.addr, l.var));
@@ -182,6 +201,7 @@ impl Body<'_> {
             self.line(format!("wsg::tmem_map_copy<{}>({}, {addr}, {});", l.cols, l.addr, Self::lambda(&l)));
             return Ok(Val::Unit);
         }
+        let deferred = self.take_rounding(&f.var);
         match self.rounded.get(&f.var).copied() {
             Some(elem @ (Elem::Bf16 | Elem::F16)) => {
                 if f.cols % 64 != 0 {
@@ -194,6 +214,10 @@ impl Body<'_> {
                 self.line(format!("wsg::tmem_store_packed<{}>({addr}, {});", elem == Elem::F16, f.var));
             }
             _ => {
+                if deferred {
+                    // Not packed: the rounding must happen first.
+                    self.flush_rounding(None);
+                }
                 self.line(format!("// line {line}: cx.tmem_store({} -> {}) as f32", f.var, t.name));
                 self.line(format!("wsg::tmem_store({addr}, {});", f.var));
             }
