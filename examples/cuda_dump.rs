@@ -1,8 +1,10 @@
 //! The CUDA that warpspec generates for the example kernels, without a GPU: for each kernel
 //! asked for, writes the translation unit NVRTC compiles (`<kernel>.cu`: the device library,
 //! then the generated source; line information in the CUBIN refers to it), the CUBIN NVRTC compiles for
-//! sm_90a (`<kernel>.cubin`, for `cuobjdump -sass`) and NVRTC's log with ptxas' report
-//! (`<kernel>.log`), and prints the resources. Needs `libnvrtc.so.13` on the loader path.
+//! the kernel's architecture (`<kernel>.cubin`, for `cuobjdump -sass`: sm_90a, or sm_100a for
+//! the Blackwell kernels, which use tensor memory and can only be compiled here, not run
+//! without a B200) and NVRTC's log with ptxas' report (`<kernel>.log`), and prints the
+//! resources. Needs `libnvrtc.so.13` on the loader path.
 //!
 //! Run: `cargo run --release -p warpspec-examples --example cuda_dump -- --out dir [KERNEL..]`.
 
@@ -11,8 +13,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use warpspec::gpu::codegen;
-use warpspec::gpu::{Arch, Program, compile};
+use warpspec::gpu::{Program, compile};
 use warpspec::ir::Kernel as Ir;
+use warpspec_examples::attention::blackwell as fa4;
 use warpspec_examples::attention::hopper as fa;
 use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
 
@@ -27,7 +30,7 @@ struct Args {
     kernels: Vec<String>,
 }
 
-/// The example kernels that render for Hopper.
+/// The example kernels: Hopper's, then Blackwell's.
 fn kernels() -> Vec<&'static Ir> {
     vec![
         ws_gemm::Kernel::ir(),
@@ -40,6 +43,14 @@ fn kernels() -> Vec<&'static Ir> {
         fa::flat_bf16_d128::Kernel::ir(),
         fa::flat_f16_d64::Kernel::ir(),
         fa::flat_f16_d128::Kernel::ir(),
+        fa4::fa4_bf16_d64::Kernel::ir(),
+        fa4::fa4_bf16_d128::Kernel::ir(),
+        fa4::fa4_f16_d64::Kernel::ir(),
+        fa4::fa4_f16_d128::Kernel::ir(),
+        fa4::fa4v_bf16_d64::Kernel::ir(),
+        fa4::fa4v_bf16_d128::Kernel::ir(),
+        fa4::fa4v_f16_d64::Kernel::ir(),
+        fa4::fa4v_f16_d128::Kernel::ir(),
     ]
 }
 
@@ -62,14 +73,30 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&args.out)?;
     for ir in all.into_iter().filter(|ir| args.kernels.is_empty() || args.kernels.contains(&ir.name)) {
         let generated = codegen::generate(ir)?;
-        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), Arch::Sm90a);
-        let compiled = compile(&program)?;
+        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
         let path = |ext: &str| args.out.join(format!("{}.{ext}", generated.entry));
+        // The source first, so that a compile error can be read against it.
         std::fs::write(path("cu"), &program.source)?;
+        let compiled = match compile(&program) {
+            Ok(c) => c,
+            Err(e) => {
+                if let warpspec::gpu::GpuError::Compile { log, .. } = &e {
+                    std::fs::write(path("log"), log)?;
+                }
+                return Err(e.into());
+            }
+        };
         std::fs::write(path("cubin"), &compiled.cubin)?;
         std::fs::write(path("log"), &compiled.log)?;
         match compiled.resources(&generated.entry) {
-            Ok(r) => println!("{}: {r:?}", generated.entry),
+            Ok(r) => println!(
+                "{} ({}): {r:?}; {} threads, {} registers each at launch, setmaxnreg per role {:?}",
+                generated.entry,
+                generated.arch.name(),
+                generated.threads,
+                generated.launch_registers,
+                generated.roles.iter().map(|r| (r.name.as_str(), r.regs)).collect::<Vec<_>>()
+            ),
             Err(e) => println!("{}: {e}", generated.entry),
         }
     }

@@ -80,31 +80,64 @@ impl Variant {
     }
 }
 
+// The baseline kernels spell out [`Variant::BASELINE`] as constants the generated code can
+// fold: no software `exp2`, unconditional rescaling, every step assumed to rescale.
+const _: () = assert!(
+    Variant::BASELINE.poly_cols == 0
+        && Variant::BASELINE.rescale_threshold.is_none()
+        && Variant::BASELINE.assumed_rescale_rate == 1.0
+);
+
 /// Stamps out the kernel for one element type and head dimension: the baseline (no variant
 /// field, [`Variant::BASELINE`]) or the kernel taking a [`Variant`] as a launch argument.
 macro_rules! fa4_kernel {
     ($name:ident, $elem:ty, $d:literal) => {
-        fa4_kernel!(@body $name, $elem, $d, [], args, { let _ = args; Variant::BASELINE }, variant, {});
+        fa4_kernel!(
+            @body $name, $elem, $d, [], args,
+            { let _ = args; 0 },
+            { let _ = args; false },
+            { let _ = args; 0.0 },
+            { let _ = args; 1.0 },
+            variant, {}
+        );
     };
     ($name:ident, $elem:ty, $d:literal, variant) => {
         fa4_kernel!(
             @body $name, $elem, $d,
             [
-                /// Which softmax techniques to use.
-                pub variant: Variant,
+                /// [`Variant::poly_cols`].
+                pub poly_cols: usize,
+                /// Whether [`Variant::rescale_threshold`] is given.
+                pub conditional_rescale: bool,
+                /// [`Variant::rescale_threshold`] when given (0 otherwise).
+                pub rescale_threshold: f32,
+                /// [`Variant::assumed_rescale_rate`].
+                pub assumed_rescale_rate: f32,
             ],
             args,
-            { args.variant },
+            { args.poly_cols },
+            { args.conditional_rescale },
+            { args.rescale_threshold },
+            { args.assumed_rescale_rate },
             variant,
-            { variant: *variant, }
+            {
+                poly_cols: variant.poly_cols,
+                conditional_rescale: variant.rescale_threshold.is_some(),
+                rescale_threshold: variant.rescale_threshold.unwrap_or(0.0),
+                assumed_rescale_rate: variant.assumed_rescale_rate,
+            }
         );
     };
-    (@body $name:ident, $elem:ty, $d:literal, [$($field:tt)*], $a:ident, $variant_of:block, $v:ident, { $($init:tt)* }) => {
+    (
+        @body $name:ident, $elem:ty, $d:literal, [$($field:tt)*], $a:ident,
+        $poly_cols:block, $conditional:block, $threshold:block, $rate:block, $v:ident, { $($init:tt)* }
+    ) => {
         /// Five-role attention kernel (see the module documentation).
         #[warpspec::kernel]
         pub mod $name {
             use warpspec::prelude::*;
             use warpspec::dsl::Assume;
+            #[allow(unused_imports)]
             use crate::attention::blackwell::Variant;
 
             /// Rows of one Q tile; a CTA has two.
@@ -145,8 +178,18 @@ macro_rules! fa4_kernel {
                 Args { q: t.q, k: t.k, v: t.v, o: t.o, causal: problem.causal, scale_log2: problem.scale_log2(), $($init)* }
             }
 
-            /// The softmax techniques of this launch.
-            fn variant($a: &Args) -> Variant $variant_of
+            /// Columns of software `exp2` per 128-column block ([`Variant::poly_cols`]).
+            fn poly_cols($a: &Args) -> usize $poly_cols
+
+            /// Whether rescaling is conditional ([`Variant::rescale_threshold`] is given).
+            fn conditional_rescale($a: &Args) -> bool $conditional
+
+            /// The growth of a row maximum that forces a rescale, when conditional.
+            fn rescale_threshold($a: &Args) -> f32 $threshold
+
+            /// The fraction of steps the timing model assumes to rescale
+            /// ([`Variant::assumed_rescale_rate`]).
+            fn assumed_rescale_rate($a: &Args) -> f32 $rate
 
             /// Shared and tensor memory of one CTA.
             #[shared]
@@ -296,7 +339,6 @@ macro_rules! fa4_kernel {
                 stats: &[Tile<f32, BM, 1>; 2],
             ) {
                 let args = cx.args();
-                let variant = variant(args);
                 let tile = cx.instance();
                 let q_row0 = cta_row0(cx) + tile * BM;
                 let seq = args.k.shape()[2];
@@ -315,17 +357,16 @@ macro_rules! fa4_kernel {
                     }
                     let block_max = cx.row_max(&p);
                     let block_max = cx.rows_scale(&block_max, args.scale_log2);
-                    let m_new = cx.rows_max(&m, &block_max);
-                    let m_new = match variant.rescale_threshold {
-                        Some(threshold) => cx.rows_keep_unless_grew(&m, &m_new, threshold),
-                        None => m_new,
-                    };
+                    let mut m_new = cx.rows_max(&m, &block_max);
+                    if conditional_rescale(args) {
+                        m_new = cx.rows_keep_unless_grew(&m, &m_new, rescale_threshold(args));
+                    }
                     let shift = cx.rows_sub(&m, &m_new);
                     let correction = cx.rows_exp2(&shift, 1.0);
                     cx.store_rows(&correction, &stats[tile]);
                     stats_full.arrive(tile);
                     cx.scale_sub_rows(&mut p, args.scale_log2, &m_new);
-                    cx.exp2_split(&mut p, variant.poly_cols);
+                    cx.exp2_split(&mut p, poly_cols(args));
                     let sum = cx.row_sum(&p);
                     cx.cast::<$elem>(&mut p);
                     cx.tmem_store(&p, &s[tile]);
@@ -351,8 +392,8 @@ macro_rules! fa4_kernel {
                 o: &[TmemTile<BM, D>; 2],
                 stats: &[Tile<f32, BM, 1>; 2],
             ) {
-                let variant = variant(cx.args());
-                let blocks = kv_blocks(cx.args(), cta_row0(cx));
+                let args = cx.args();
+                let blocks = kv_blocks(args, cta_row0(cx));
                 for tile in 0..2 {
                     po_ready.arrive(tile);
                 }
@@ -366,8 +407,8 @@ macro_rules! fa4_kernel {
                         let factor = cx.load_rows(&stats[tile]);
                         // Conditional rescaling: skip when every factor is 1 (both arms
                         // arrive below).
-                        let step = Assume::rate(variant.assumed_rescale_rate, (j - 1) * 2 + tile);
-                        if variant.rescale_threshold.is_none() || cx.rows_any_below(&factor, 1.0, step) {
+                        let step = Assume::rate(assumed_rescale_rate(args), (j - 1) * 2 + tile);
+                        if !conditional_rescale(args) || cx.rows_any_below(&factor, 1.0, step) {
                             let mut acc = cx.tmem_load(&o[tile]);
                             cx.mul_rows(&mut acc, &factor);
                             cx.tmem_store(&acc, &o[tile]);

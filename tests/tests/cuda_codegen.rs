@@ -1,7 +1,9 @@
-//! The CUDA code generator on the GEMM kernels: `ws_gemm` and every buildable trade-off
-//! variant render, compile for sm_90a with NVRTC (no GPU needed) without spills, stack
-//! frames or registers over the roles' budget; kernels that cannot run on a GPU are refused
-//! with an error naming kernel, target and reason; the source of `ws_gemm` is snapshotted.
+//! The CUDA code generator on the example kernels: `ws_gemm`, every buildable trade-off
+//! variant and the Hopper attention kernels render and compile for sm_90a, the Blackwell
+//! (FlashAttention-4 style) attention kernels for sm_100a, with NVRTC (no GPU needed) and
+//! without spills, stack frames or registers over the roles' budget; kernels that cannot
+//! run are refused with an error naming kernel, target and reason; the sources of `ws_gemm`,
+//! `fa3_bf16_d128` and `fa4v_bf16_d128` are snapshotted.
 //!
 //! Needs `libnvrtc.so.13` on the loader path (`.ci/run` installs PyPI `nvidia-cuda-nvrtc`);
 //! without it the compile test prints a notice and passes, except under `CI=true`.
@@ -9,6 +11,7 @@
 use warpspec::gpu::codegen::{self, Generated};
 use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
 use warpspec::ir::Kernel as Ir;
+use warpspec_examples::attention::blackwell as fa4;
 use warpspec_examples::attention::hopper as fa;
 use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
 use warpspec_examples::gemm_tradeoff as t;
@@ -65,6 +68,21 @@ fn attention() -> Vec<&'static Ir> {
     ]
 }
 
+/// The Blackwell attention kernels: the baseline and the kernels taking FlashAttention-4's
+/// softmax variants as arguments, bf16 and f16, head dimensions 64 and 128.
+fn blackwell() -> Vec<&'static Ir> {
+    kernels![
+        fa4::fa4_bf16_d64::Kernel,
+        fa4::fa4_bf16_d128::Kernel,
+        fa4::fa4_f16_d64::Kernel,
+        fa4::fa4_f16_d128::Kernel,
+        fa4::fa4v_bf16_d64::Kernel,
+        fa4::fa4v_bf16_d128::Kernel,
+        fa4::fa4v_f16_d64::Kernel,
+        fa4::fa4v_f16_d128::Kernel,
+    ]
+}
+
 fn generate(k: &Ir) -> Generated {
     codegen::generate(k).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -79,15 +97,25 @@ fn every_attention_kernel_compiles_within_its_budget() {
     compile_within_budget("every_attention_kernel_compiles_within_its_budget", &attention());
 }
 
-/// Renders, compiles for sm_90a and checks ptxas' report of every kernel: no spills, no
-/// stack frame, registers within the roles' budget, `setmaxnreg` honoured.
+#[test]
+fn every_blackwell_kernel_compiles_for_sm100a_within_its_budget() {
+    let kernels = blackwell();
+    for k in &kernels {
+        assert_eq!(codegen::arch_of(k), Arch::Sm100a, "{}", k.name);
+    }
+    compile_within_budget("every_blackwell_kernel_compiles_for_sm100a_within_its_budget", &kernels);
+}
+
+/// Renders, compiles for the kernel's architecture and checks ptxas' report of every
+/// kernel: no spills, no stack frame, registers within the roles' budget, `setmaxnreg`
+/// honoured.
 fn compile_within_budget(test: &str, kernels: &[&Ir]) {
     let generated: Vec<Generated> = kernels.iter().map(|k| generate(k)).collect();
     if !nvrtc_available(test) {
         return;
     }
     for g in &generated {
-        let program = Program::new(format!("{}.cu", g.entry), g.translation_unit(), Arch::Sm90a);
+        let program = Program::new(format!("{}.cu", g.entry), g.translation_unit(), g.arch);
         let compiled = match compile(&program) {
             Ok(c) => c,
             Err(GpuError::Compile { log, .. }) => panic!("{}:\n{log}", g.entry),
@@ -119,9 +147,82 @@ fn ws_gemm_source() {
 }
 
 #[test]
-fn a_blackwell_kernel_is_refused_with_kernel_target_and_reason() {
-    use warpspec_examples::attention::blackwell;
-    let e = codegen::generate(blackwell::fa4_bf16_d128::Kernel::ir()).expect_err("tcgen05 is not rendered for sm_90a");
+fn fa4v_source() {
+    insta::assert_snapshot!(generate(fa4::fa4v_bf16_d128::Kernel::ir()).source);
+}
+
+#[test]
+fn fa4_packs_its_one_warp_roles_into_one_warpgroup_to_fit_the_register_file() {
+    let g = generate(fa4::fa4_bf16_d128::Kernel::ir());
+    assert_eq!(g.arch, Arch::Sm100a);
+    let at: Vec<(&str, u32, u32, Option<u32>)> =
+        g.roles.iter().map(|r| (r.name.as_str(), r.base_warp, r.warps, r.regs)).collect();
+    // load, mma and epilogue share warpgroup 0 (warp 3 idles); softmax takes warpgroups 1
+    // and 2, correction 3.
+    assert_eq!(
+        at,
+        [
+            ("load", 0, 1, Some(48)),
+            ("mma", 1, 1, Some(48)),
+            ("softmax", 4, 8, Some(192)),
+            ("correction", 12, 4, Some(80)),
+            ("epilogue", 2, 1, Some(48)),
+        ]
+    );
+    // 512 threads: 128 registers each at launch; setmaxnreg 48 + 2 x 192 + 80 per
+    // warpgroup row of 128 threads is 128 x 512 = 65536, the whole register file.
+    assert_eq!((g.threads, g.launch_registers), (512, 128));
+    assert!(g.source.contains("ws::setmaxnreg_dec<48>();") && g.source.contains("ws::setmaxnreg_inc<192>();"));
+    assert!(g.source.contains("wsg::tmem_alloc(&tmem_base, 512u);") && g.source.contains("wsg::tmem_dealloc("));
+}
+
+/// A Blackwell kernel whose roles fit the register file warp by warp but not once
+/// `setmaxnreg` rounds them to warpgroups: `fetch` and `issue` share warpgroup 0 at 64
+/// registers (8192), the two `spare` warpgroups take 2 x 128 x 232 = 59392.
+#[warpspec::kernel]
+mod over_budget {
+    use warpspec::prelude::*;
+
+    #[params]
+    pub struct Args {
+        pub m: Global<f16>,
+    }
+
+    #[shared]
+    pub struct Smem {
+        tiles: Ring<Tile<f16, 128, 32>, 2>,
+        acc: TmemTile<128, 128>,
+    }
+
+    #[pipeline(tma, producer = fetch, consumer = issue, guards = [tiles])]
+    pub struct Operands;
+
+    #[role(warps = 1, regs = 64)]
+    pub async fn fetch(cx: &Ctx<'_, Args>, operands: Producer<'_, Operands>) {
+        let slot = operands.acquire().await;
+        cx.tma_load(&cx.args().m, &[0, 0], slot.tiles(), &slot);
+        operands.commit(slot);
+    }
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn issue(cx: &Ctx<'_, Args>, operands: Consumer<'_, Operands>, acc: &TmemTile<128, 128>) {
+        let ready = operands.wait().await;
+        cx.umma(acc, ready.tiles(), ready.tiles().t(), false);
+        operands.release_on_mma_completion(ready);
+    }
+
+    #[role(warpgroups = 2, regs = 232)]
+    pub async fn spare(cx: &Ctx<'_, Args>) {
+        let _ = cx.args();
+    }
+}
+
+#[test]
+fn a_kernel_over_the_register_file_once_packed_is_refused_naming_roles_and_numbers() {
+    let e = codegen::generate(over_budget::Kernel::ir()).expect_err("67584 registers do not fit");
     let msg = e.to_string();
-    assert!(msg.contains("fa4_bf16_d128") && msg.contains("sm_90a") && !msg.contains('\n'), "{msg}");
+    for part in ["over_budget", "sm_100a", "67584", "65536", "fetch, issue", "64 x 128", "spare", "232 x 128"] {
+        assert!(msg.contains(part), "`{part}` missing: {msg}");
+    }
+    assert!(!msg.contains('\n'), "{msg}");
 }

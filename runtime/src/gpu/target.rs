@@ -33,6 +33,18 @@ pub enum CudaError {
     Gpu(GpuError),
     /// A launch argument does not fit the generated kernel.
     Argument(String),
+    /// The kernel is rendered for an architecture the device is not (a Blackwell kernel,
+    /// which uses tensor memory, on a Hopper GPU).
+    WrongArchitecture {
+        /// The kernel.
+        kernel: String,
+        /// What it is compiled for.
+        arch: Arch,
+        /// The device's name.
+        device: String,
+        /// The device's compute capability (major, minor).
+        capability: (i32, i32),
+    },
 }
 
 impl std::fmt::Display for CudaError {
@@ -42,6 +54,17 @@ impl std::fmt::Display for CudaError {
             CudaError::Codegen(e) => write!(f, "{e}"),
             CudaError::Gpu(e) => write!(f, "{e}"),
             CudaError::Argument(m) => write!(f, "launch argument: {m}"),
+            CudaError::WrongArchitecture { kernel, arch, device, capability: (major, minor) } => {
+                let needs = match arch {
+                    Arch::Sm90a => "compute capability 9.0, a Hopper H100/H200",
+                    Arch::Sm100a => "compute capability 10.0, a Blackwell B200",
+                };
+                write!(
+                    f,
+                    "kernel `{kernel}` is compiled for {} ({needs}) and cannot run on {device} (compute capability {major}.{minor}); here it can be generated and compiled, not run",
+                    arch.name()
+                )
+            }
         }
     }
 }
@@ -52,7 +75,7 @@ impl std::error::Error for CudaError {
             CudaError::Launch(e) => Some(e),
             CudaError::Codegen(e) => Some(e),
             CudaError::Gpu(e) => Some(e),
-            CudaError::Argument(_) => None,
+            CudaError::Argument(_) | CudaError::WrongArchitecture { .. } => None,
         }
     }
 }
@@ -153,7 +176,8 @@ impl Cuda {
             return Ok(l.clone());
         }
         let generated = codegen::generate(ir)?;
-        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), Arch::Sm90a);
+        runnable(&generated.entry, generated.arch, self.gpu.name(), self.gpu.compute_capability()?)?;
+        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
         let compiled = compile(&program)?;
         let reported = compiled.resources(&generated.entry).cloned();
         let module = self.gpu.load(compiled)?;
@@ -285,6 +309,21 @@ impl Cuda {
     }
 }
 
+/// Whether a kernel compiled for `arch` runs on a device of compute capability
+/// `capability`: the `a` targets' architecture-specific instructions (wgmma, tcgen05) run
+/// only on their own compute capability (CUDA Programming Guide, "Feature Availability":
+/// `sm_90a` code on 9.0, `sm_100a` on 10.0).
+pub(crate) fn runnable(kernel: &str, arch: Arch, device: &str, capability: (i32, i32)) -> Result<(), CudaError> {
+    let needs = match arch {
+        Arch::Sm90a => (9, 0),
+        Arch::Sm100a => (10, 0),
+    };
+    if capability == needs {
+        return Ok(());
+    }
+    Err(CudaError::WrongArchitecture { kernel: kernel.to_string(), arch, device: device.to_string(), capability })
+}
+
 fn elem_type(d: DType) -> ElemType {
     match d {
         DType::Bf16 => ElemType::Bf16,
@@ -353,5 +392,25 @@ impl Target for Cuda {
         };
         prepared.finish()?;
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blackwell_kernel_is_refused_on_a_hopper_device_in_one_line() {
+        assert!(runnable("k", Arch::Sm90a, "NVIDIA H200", (9, 0)).is_ok());
+        assert!(runnable("k", Arch::Sm100a, "NVIDIA B200", (10, 0)).is_ok());
+        let e = runnable("fa4_bf16_d128", Arch::Sm100a, "NVIDIA H200", (9, 0)).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("fa4_bf16_d128") && msg.contains("sm_100a") && msg.contains("B200") && msg.contains("9.0"),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'), "{msg}");
+        // Neither runs the other's architecture-specific code.
+        assert!(runnable("k", Arch::Sm90a, "NVIDIA B200", (10, 0)).is_err());
     }
 }

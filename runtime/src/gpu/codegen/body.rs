@@ -3,122 +3,14 @@
 //! view of a shared tile, a register fragment). The DSL operations themselves are in
 //! [`super::ops`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 use warpspec_ir::{BinOp, Block, Expr, ExprKind, Function, Kernel, Lit, Member, Pat, PatKind, StmtKind, UnOp};
 
 use super::error::{Unsupported, unsupported};
 use super::plan::Plan;
-
-/// A shared tile or part of one, as a DSL view names it.
-#[derive(Clone, Debug)]
-pub(crate) struct View {
-    /// Index of the shared field.
-    pub field: usize,
-    /// The stage (C++ expression).
-    pub stage: String,
-    /// First row (C++ expression).
-    pub row0: String,
-    pub rows: u32,
-    pub cols: u32,
-    /// Read transposed (`.t()`).
-    pub transposed: bool,
-}
-
-/// A register fragment in the wgmma accumulator layout: `float var[rows / 64][cols / 2]`.
-#[derive(Clone, Debug)]
-pub(crate) struct Frag {
-    pub var: String,
-    pub rows: u32,
-    pub cols: u32,
-}
-
-/// A row vector (one value per fragment row): `float var[rows / 64][2]`, this thread's two
-/// rows of each 64-row block (`acc_row(0)` and `acc_row(2)`), the same in the four lanes of
-/// a quad.
-#[derive(Clone, Debug)]
-pub(crate) struct Rows {
-    pub var: String,
-    pub rows: u32,
-}
-
-/// What a Rust value is on the device.
-#[derive(Clone, Debug)]
-pub(crate) enum Val {
-    Int(String),
-    Bool(String),
-    Float(String),
-    Ctx,
-    Args,
-    /// `blockIdx` or `gridDim`.
-    Dims(&'static str),
-    Global(String),
-    Shape(String),
-    Producer {
-        pipe: usize,
-        state: String,
-    },
-    Consumer {
-        pipe: usize,
-        state: String,
-    },
-    Named(usize),
-    Slot {
-        pipe: usize,
-        stage: String,
-    },
-    Full {
-        pipe: usize,
-        stage: String,
-    },
-    View(View),
-    Frag(Frag),
-    Rows(Rows),
-    Mma,
-    Unit,
-}
-
-impl Val {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Val::Int(_) => "an integer",
-            Val::Bool(_) => "a flag",
-            Val::Float(_) => "a float",
-            Val::Ctx => "the context",
-            Val::Args => "the arguments",
-            Val::Dims(_) => "grid coordinates",
-            Val::Global(_) => "a global tensor",
-            Val::Shape(_) => "a shape",
-            Val::Producer { .. } | Val::Consumer { .. } => "a pipeline endpoint",
-            Val::Named(_) => "a named barrier",
-            Val::Slot { .. } | Val::Full { .. } => "a pipeline token",
-            Val::View(_) => "a tile view",
-            Val::Frag(_) => "a fragment",
-            Val::Rows(_) => "a row vector",
-            Val::Mma => "an MMA group",
-            Val::Unit => "nothing",
-        }
-    }
-}
-
-/// How a kernel uses a global tensor, gathered while its bodies are rendered.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Uses {
-    /// Globals read by TMA: the box (rows, columns) and the swizzle span in bytes.
-    pub maps: BTreeMap<String, (u32, u32, u32)>,
-    /// Globals written through a pointer.
-    pub pointers: BTreeSet<String>,
-    /// Dimensions each global is indexed with.
-    pub ranks: BTreeMap<String, usize>,
-}
-
-impl Uses {
-    pub fn rank(&mut self, global: &str, rank: usize) {
-        let r = self.ranks.entry(global.to_string()).or_insert(rank);
-        *r = (*r).max(rank);
-    }
-}
+pub(crate) use super::value::{Frag, Rows, Uses, Val, View};
 
 /// C++ words a Rust name must not become.
 const RESERVED: &[&str] = &[
@@ -170,11 +62,15 @@ const RESERVED: &[&str] = &[
     "kk",
     "mb",
     "q",
+    "a_tmem",
+    "d_tmem",
 ];
 
 /// Renders one role (and the helpers it calls, inlined) into C++ statements.
 pub(crate) struct Body<'a> {
     pub plan: &'a Plan,
+    /// The role being rendered (an index into the plan's roles).
+    pub role: usize,
     pub kernel: &'a Kernel,
     pub uses: &'a mut Uses,
     pub out: String,
@@ -188,12 +84,22 @@ pub(crate) struct Body<'a> {
     pub operands: Vec<(usize, String)>,
     tmp: u32,
     inlining: Vec<String>,
+    /// Fragments loaded from tensor memory whose registers are not filled yet (Blackwell):
+    /// element-wise ops queue up and run when the fragment is stored or needed whole.
+    pub lazy: Vec<super::tmem::Lazy>,
+    /// Fragments rounded in place to a 16-bit format (`cx.cast`): a store into tensor memory
+    /// packs them two to a column, as a `umma_ts` A operand reads them.
+    pub rounded: HashMap<String, super::plan::Elem>,
+    /// Roundings of fragments (`cx.cast`) not emitted yet: the C++ scope depth, the
+    /// fragment, the statement (Blackwell; see [`Body::flush_rounding`]).
+    pub pending_round: Vec<(usize, String, String)>,
 }
 
 impl<'a> Body<'a> {
     pub fn new(plan: &'a Plan, kernel: &'a Kernel, uses: &'a mut Uses) -> Self {
         Body {
             plan,
+            role: 0,
             kernel,
             uses,
             out: String::new(),
@@ -204,6 +110,9 @@ impl<'a> Body<'a> {
             operands: Vec::new(),
             tmp: 0,
             inlining: Vec::new(),
+            lazy: Vec::new(),
+            rounded: HashMap::new(),
+            pending_round: Vec::new(),
         }
     }
 
@@ -264,6 +173,9 @@ impl<'a> Body<'a> {
     }
 
     fn open(&mut self, head: impl AsRef<str>) {
+        // What a block does runs conditionally or repeatedly: queued element-wise ops of a
+        // fragment loaded before it cannot wait until after it.
+        self.materialize_all();
         self.line(format!("{} {{", head.as_ref()));
         self.indent += 1;
         self.scopes.push(HashMap::new());
@@ -276,6 +188,8 @@ impl<'a> Body<'a> {
         let depth = self.declared.len();
         self.fenced.retain(|(d, _)| *d <= depth);
         self.operands.retain(|(d, _)| *d <= depth);
+        self.lazy.retain(|l| l.depth <= depth);
+        self.pending_round.retain(|(d, _, _)| *d <= depth);
         self.indent -= 1;
         self.line(format!("}}{tail}"));
     }
@@ -439,6 +353,7 @@ impl<'a> Body<'a> {
             }
             ExprKind::Assign { left, right } => {
                 let (l, r) = (self.expr(left)?, self.expr(right)?);
+                self.materialize_all();
                 match (l, r) {
                     (Val::Int(a), Val::Int(b)) | (Val::Bool(a), Val::Bool(b)) | (Val::Float(a), Val::Float(b)) => {
                         self.line(format!("{a} = {b};"));
@@ -529,6 +444,25 @@ impl<'a> Body<'a> {
             },
             ExprKind::Index { base, index } => {
                 let b = self.expr(base)?;
+                match b {
+                    Val::Field(field) => {
+                        let i = self.index(index)?;
+                        let f = &self.plan.fields[field];
+                        return Ok(Val::View(View {
+                            field,
+                            stage: i,
+                            row0: "0".into(),
+                            rows: f.rows,
+                            cols: f.cols,
+                            transposed: false,
+                        }));
+                    }
+                    Val::Tmem { tile, index: None } => {
+                        let i = self.index(index)?;
+                        return Ok(Val::Tmem { tile, index: Some(i) });
+                    }
+                    _ => {}
+                }
                 let Some(i) = self.plan.value(index) else {
                     return unsupported(line, "an index that is not a constant");
                 };
@@ -547,7 +481,25 @@ impl<'a> Body<'a> {
             ExprKind::Method { receiver, method, args, .. } => self.method(line, receiver, method, args),
             ExprKind::Call { func, args } => self.call(line, func, args),
             ExprKind::Op { .. } => self.op(e),
+            ExprKind::Array(items) => {
+                let mut out = Vec::new();
+                for i in items {
+                    match self.expr(i)? {
+                        Val::Int(v) => out.push(v),
+                        v => return unsupported(line, format!("an array element that is {}", v.kind())),
+                    }
+                }
+                Ok(Val::Coords(out))
+            }
             other => unsupported(line, format!("the expression {}", expr_name(other))),
+        }
+    }
+
+    /// An index into an array of tiles (any integer expression).
+    fn index(&mut self, e: &Expr) -> Result<String, Unsupported> {
+        match self.expr(e)? {
+            Val::Int(i) => Ok(i),
+            v => unsupported(e.pos.line, format!("an index into an array of tiles that is {}", v.kind())),
         }
     }
 
@@ -669,6 +621,12 @@ impl<'a> Body<'a> {
             return unsupported(line, "a call of something other than a function name");
         };
         let name = p.last().unwrap_or("").to_string();
+        if let [ty, _] = p.segments.as_slice()
+            && ty.name == "Assume"
+        {
+            // `Assume::rate(..)`: how a run without data decides; the GPU has the data.
+            return Ok(Val::Assumption);
+        }
         let Some(f): Option<&Function> = self.kernel.function(&name) else {
             return unsupported(line, format!("the function `{name}`"));
         };

@@ -8,6 +8,7 @@ use warpspec_ir::{Expr, ExprKind, Generic, Op, PatKind};
 use super::body::{Body, Frag, Rows, Val};
 use super::error::{Unsupported, unsupported};
 use super::plan::Elem;
+use crate::gpu::Arch;
 
 impl Body<'_> {
     /// A fragment or row-vector operation of `cx` (`Class::FragmentMath`, `row_vec`).
@@ -21,13 +22,11 @@ impl Body<'_> {
                 else {
                     return unsupported(line, "`row_vec::<R>` without a constant R");
                 };
-                if rows % 64 != 0 {
-                    return unsupported(line, format!("a {rows}-row vector: rows come in 64-row blocks"));
-                }
+                self.check_rows(line, rows)?;
                 let v = self.float(e, "value")?;
                 let out = self.new_rows(rows);
                 self.line(format!("// line {line}: cx.row_vec::<{rows}>({v})"));
-                self.line(format!("float {}[{}][2];", out.var, rows / 64));
+                self.line(format!("float {}{};", out.var, self.rows_dims(rows)));
                 self.line(format!("wsg::fill({}, {v});", out.var));
                 Ok(Val::Rows(out))
             }
@@ -38,6 +37,10 @@ impl Body<'_> {
                 } else {
                     "return wsg::exp2(x);".into()
                 };
+                if op == Op::Scale && self.queue(&f.var, body.replace("return ", "x = ")) {
+                    self.line(format!("// line {line}: cx.{name}({}), queued", f.var));
+                    return Ok(Val::Unit);
+                }
                 self.line(format!("wsg::map({}, [&](float x) {{ {body} }});  // line {line}: cx.{name}", f.var));
                 Ok(Val::Unit)
             }
@@ -52,12 +55,24 @@ impl Body<'_> {
                     Some(Elem::F32) => return Ok(Val::Unit),
                     None => return unsupported(line, "`cast::<T>` to a type other than bf16, f16 or f32"),
                 };
-                let var = match self.operand(e, "regs")? {
-                    Val::Frag(f) => f.var,
-                    Val::Rows(r) => r.var,
+                let (var, fragment) = match self.operand(e, "regs")? {
+                    Val::Frag(f) => (f.var, true),
+                    Val::Rows(r) => (r.var, false),
                     v => return unsupported(line, format!("`cast` of {}", v.kind())),
                 };
-                self.line(format!("wsg::map({var}, wsg::{round});  // line {line}: cx.cast (round in place)"));
+                let text = format!("wsg::map({var}, wsg::{round});  // line {line}: cx.cast (round in place)");
+                if let Some(elem) = ty {
+                    self.rounded.insert(var.clone(), elem);
+                }
+                if fragment && self.plan.arch == Arch::Sm100a {
+                    // Deferred until the fragment is next read: a packed `tmem_store` rounds
+                    // the same way (to nearest even, and rounding twice is rounding once), so
+                    // it needs no separate pass.
+                    self.line(format!("// line {line}: cx.cast of {var}, applied where it is next read"));
+                    self.pending_round.push((self.depth(), var, text));
+                } else {
+                    self.line(text);
+                }
                 Ok(Val::Unit)
             }
             Op::ScaleSubRows | Op::MulRows => {
@@ -68,6 +83,11 @@ impl Body<'_> {
                 } else {
                     "return x * r;".into()
                 };
+                let queued = body.replace("return ", "x = ").replace(" r;", &format!(" {}[0];", r.var));
+                if self.plan.arch == Arch::Sm100a && self.queue(&f.var, queued) {
+                    self.line(format!("// line {line}: cx.{name}({}, {}), queued", f.var, r.var));
+                    return Ok(Val::Unit);
+                }
                 self.line(format!(
                     "wsg::zip_rows({}, {}, [&](float x, float r) {{ {body} }});  // line {line}: cx.{name}",
                     f.var, r.var
@@ -78,8 +98,12 @@ impl Body<'_> {
             Op::RowMax | Op::RowSum => {
                 let f = self.frag(e, "frag")?;
                 let out = self.new_rows(f.rows);
-                self.line(format!("// line {line}: cx.{name}({}): over the row's quad", f.var));
-                self.line(format!("float {}[{}][2];", out.var, f.rows / 64));
+                if self.plan.arch == Arch::Sm100a {
+                    self.line(format!("// line {line}: cx.{name}({}): over the thread's own row", f.var));
+                } else {
+                    self.line(format!("// line {line}: cx.{name}({}): over the row's quad", f.var));
+                }
+                self.line(format!("float {}{};", out.var, self.rows_dims(f.rows)));
                 self.line(format!("wsg::{name}({}, {});", f.var, out.var));
                 Ok(Val::Rows(out))
             }
@@ -114,8 +138,71 @@ impl Body<'_> {
                 self.line(format!("wsg::map({}, [&](float x) {{ return {body}; }});", out.var));
                 Ok(Val::Rows(out))
             }
-            _ => unsupported(line, format!("`cx.{name}` is not rendered for the GPU yet")),
+            Op::RowsKeepUnlessGrew => {
+                let a = self.rows_of(e, "old", 0)?;
+                let b = self.rows_of(e, "new", a.rows)?;
+                let t = self.float(e, "threshold")?;
+                let out = self.rows_result(line, name, a.rows);
+                self.line(format!(
+                    "wsg::rows_zip({}, {}, {}, [&](float o, float n) {{ return o == wsg::neg_inf() || n - o > {t} ? n : o; }});",
+                    a.var, b.var, out.var
+                ));
+                Ok(Val::Rows(out))
+            }
+            Op::Exp2Split if self.plan.arch == Arch::Sm100a => {
+                let f = self.frag(e, "frag")?;
+                let cols = match self.operand(e, "poly_cols")? {
+                    Val::Int(c) => c,
+                    v => return unsupported(line, format!("`exp2_split` with {} columns", v.kind())),
+                };
+                self.line(format!(
+                    "wsg::exp2_split({}, int({cols}));  // line {line}: cx.exp2_split, software exp2 on part of each 8-column chunk",
+                    f.var
+                ));
+                Ok(Val::Unit)
+            }
+            Op::RowsAnyBelow if self.plan.arch == Arch::Sm100a => {
+                let a = self.rows_of(e, "a", 0)?;
+                let bound = self.float(e, "bound")?;
+                let threads = self.instance_threads();
+                let bar = match self.plan.roles[self.role].instance_bar {
+                    Some(id) if threads > 32 => format!("{id}u + instance"),
+                    _ => "0u".to_string(),
+                };
+                let v = self.temp("any_below");
+                self.line(format!(
+                    "const bool {v} = wsg::any_below({}, {bound}, {bar}, {threads}u);  // line {line}: cx.{name}, a vote over the instance's rows",
+                    a.var
+                ));
+                Ok(Val::Bool(v))
+            }
+            _ => unsupported(line, format!("`cx.{name}` is not rendered for {} yet", self.plan.arch.name())),
         }
+    }
+
+    /// The C++ dimensions of a row vector of `rows` rows: `[rows / 64][2]` in the wgmma
+    /// accumulator layout (Hopper), `[1]` with one row per thread (Blackwell).
+    fn rows_dims(&self, rows: u32) -> String {
+        if self.plan.arch == Arch::Sm100a { "[1]".to_string() } else { format!("[{}][2]", rows / 64) }
+    }
+
+    /// Whether an `rows`-row vector or fragment has a layout: 64-row blocks (Hopper), one
+    /// row per thread of the instance (Blackwell).
+    pub(super) fn check_rows(&self, line: u32, rows: u32) -> Result<(), Unsupported> {
+        if self.plan.arch == Arch::Sm100a {
+            if rows != self.instance_threads() {
+                return unsupported(
+                    line,
+                    format!(
+                        "{rows} rows in instances of {} threads: on Blackwell a thread holds one row",
+                        self.instance_threads()
+                    ),
+                );
+            }
+        } else if !rows.is_multiple_of(64) {
+            return unsupported(line, format!("a {rows}-row vector: rows come in 64-row blocks"));
+        }
+        Ok(())
     }
 
     /// `cx.mask(frag, value, |r, c| keep)`: each of the thread's elements whose predicate is
@@ -143,6 +230,45 @@ impl Body<'_> {
             return unsupported(line, "`mask` whose predicate does not take two names `|r, c|`");
         };
         self.line(format!("// line {line}: cx.mask({}, {value}, |{r}, {c}| ..)", f.var));
+        if self.plan.arch == Arch::Sm100a {
+            // One row per thread: element `i` is column `i` of the thread's row. The
+            // predicate runs in a rolled loop that sets one bit per column (unrolled, ptxas
+            // would keep every column's index live beside the row's values), then the bits
+            // select the elements.
+            if f.cols % 32 != 0 {
+                return unsupported(line, "a `mask` of a fragment whose columns are not a multiple of 32");
+            }
+            self.open_block("");
+            let (row, keep_bits, w, i) =
+                (self.declare("mask_row"), self.declare("keep_bits"), self.declare("w"), self.declare("i"));
+            self.line(format!("const int {row} = int(wsg::tmem_row());"));
+            self.line(format!("ws::u32 {keep_bits}[{}];", f.cols / 32));
+            self.line("#pragma unroll");
+            self.open_block(format!("for (int {w} = 0; {w} < {}; ++{w})", f.cols / 32));
+            self.line(format!("{keep_bits}[{w}] = 0u;"));
+            self.line("#pragma unroll 1");
+            self.open_block(format!("for (int {i} = 0; {i} < 32; ++{i})"));
+            let (rc, cc) = (self.declare(r), self.declare(c));
+            self.line(format!("const int {rc} = {row}, {cc} = 32 * {w} + {i};"));
+            self.bind(r, Val::Int(rc));
+            self.bind(c, Val::Int(cc));
+            let mark = self.out.len();
+            let Val::Bool(keep) = self.expr(body)? else {
+                return unsupported(line, "a `mask` predicate that is not a flag");
+            };
+            if self.out.len() != mark {
+                return unsupported(line, "a `mask` predicate with side effects");
+            }
+            self.line(format!("if ({keep}) {keep_bits}[{w}] |= 1u << {i};"));
+            self.close_block();
+            self.close_block();
+            self.line("#pragma unroll");
+            self.open_block(format!("for (int {i} = 0; {i} < {}; ++{i})", f.cols));
+            self.line(format!("if ((({keep_bits}[{i} / 32] >> ({i} % 32)) & 1u) == 0u) {}[{i}] = {value};", f.var));
+            self.close_block();
+            self.close_block();
+            return Ok(Val::Unit);
+        }
         // Where element 0 sits, once (the warp index behind it is a shuffle); element `i`
         // is 8 rows further for `(i / 2) % 2` and `8 (i / 4) + i % 2` columns further.
         self.open_block("");
@@ -206,7 +332,7 @@ impl Body<'_> {
     fn rows_result(&mut self, line: u32, name: &str, rows: u32) -> Rows {
         let out = self.new_rows(rows);
         self.line(format!("// line {line}: cx.{name}"));
-        self.line(format!("float {}[{}][2];", out.var, rows / 64));
+        self.line(format!("float {}{};", out.var, self.rows_dims(rows)));
         out
     }
 }

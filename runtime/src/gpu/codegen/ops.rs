@@ -7,6 +7,46 @@ use warpspec_ir::{Class, Expr, ExprKind, Op};
 
 use super::body::{Body, Frag, Val, View};
 use super::error::{Unsupported, unsupported};
+use crate::gpu::Arch;
+
+/// Whether fragments queued in tensor memory may stay queued across `op`: ops that read or
+/// write no fragment's tensor memory and wait for nothing (queries, views, row-vector
+/// arithmetic, statistics loads), the element-wise ops that queue, and the stores that
+/// stream a queued fragment.
+fn keeps_queue(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Args
+            | Op::Block
+            | Op::Grid
+            | Op::Instance
+            | Op::Threads
+            | Op::HasData
+            | Op::RowVec
+            | Op::Scale
+            | Op::MulRows
+            | Op::ScaleSubRows
+            | Op::RowsMax
+            | Op::RowsSub
+            | Op::RowsFma
+            | Op::RowsScale
+            | Op::RowsExp2
+            | Op::RowsRecip
+            | Op::RowsKeepUnlessGrew
+            | Op::LoadRows
+            | Op::TmemStore
+            | Op::Store
+            | Op::SlotStage
+            | Op::FullStage
+            | Op::TileView
+            | Op::TileRows
+            | Op::TileCols
+            | Op::TileT
+            | Op::RefRows
+            | Op::RefCols
+            | Op::RefT
+    )
+}
 
 impl Body<'_> {
     /// Operand `name` of the op `e`, rendered.
@@ -28,6 +68,14 @@ impl Body<'_> {
         let recv = self.expr(receiver)?;
         let generic =
             |b: &Self, i: usize| generics.get(i).and_then(|g| b.plan.generic(g)).and_then(|v| u32::try_from(v).ok());
+        let blackwell = self.plan.arch == Arch::Sm100a;
+        if blackwell && !keeps_queue(op) {
+            self.materialize_all();
+        }
+        if blackwell && op != Op::TmemStore {
+            // Only a packed store of the fragment may take it unrounded.
+            self.flush_rounding(None);
+        }
         match (op, recv) {
             (Op::Args, Val::Ctx) => Ok(Val::Args),
             (Op::Block, Val::Ctx) => Ok(Val::Dims("blockIdx")),
@@ -37,6 +85,17 @@ impl Body<'_> {
                 let (Some(rows), Some(cols)) = (generic(self, 0), generic(self, 1)) else {
                     return unsupported(line, "`fragment::<R, C>` without constant R and C");
                 };
+                if self.plan.arch == Arch::Sm100a {
+                    self.check_rows(line, rows)?;
+                    let Val::Float(v) = self.operand(e, "value")? else {
+                        return unsupported(line, "`fragment` filled with something other than a float");
+                    };
+                    let var = self.temp("frag");
+                    self.line(format!("// line {line}: cx.fragment::<{rows}, {cols}>({v}), one row per thread"));
+                    self.line(format!("float {var}[{cols}];"));
+                    self.line(format!("wsg::fill({var}, {v});"));
+                    return Ok(Val::Frag(Frag { var, rows, cols }));
+                }
                 if rows % 64 != 0 || cols % 2 != 0 {
                     return unsupported(
                         line,
@@ -74,6 +133,9 @@ impl Body<'_> {
                 self.line(format!("const ws::u32 {t} = {state}.index;"));
                 self.line(format!("ws::mbar_wait(&S.{name}_empty[{t}], {state}.phase ^ 1u);"));
                 self.line(format!("{state}.advance({stages}u);"));
+                if blackwell {
+                    self.line("wsg::tmem_fence_after_sync();");
+                }
                 Ok(Val::Slot { pipe, stage: t })
             }
             (Op::ConsumerWait, Val::Consumer { pipe, state }) => {
@@ -84,6 +146,9 @@ impl Body<'_> {
                 self.line(format!("const ws::u32 {t} = {state}.index;"));
                 self.line(format!("ws::mbar_wait(&S.{name}_full[{t}], {state}.phase);"));
                 self.line(format!("{state}.advance({stages}u);"));
+                if blackwell {
+                    self.line("wsg::tmem_fence_after_sync();");
+                }
                 Ok(Val::Full { pipe, stage: t })
             }
             (Op::Commit, Val::Producer { pipe, .. }) => {
@@ -92,6 +157,10 @@ impl Body<'_> {
                 };
                 let p = &self.plan.pipelines[pipe];
                 self.line(format!("// line {line}: commit stage to `{}`", p.name));
+                if blackwell {
+                    self.before_arrival();
+                }
+                let p = &self.plan.pipelines[pipe];
                 if p.tma {
                     self.line(format!(
                         "if (leader) ws::mbar_arrive_expect_tx(&S.{}_full[{stage}], {}u);",
@@ -108,7 +177,60 @@ impl Body<'_> {
                 };
                 let name = self.plan.pipelines[pipe].name.clone();
                 self.line(format!("// line {line}: release stage to `{name}`"));
+                if blackwell {
+                    self.before_arrival();
+                }
                 self.line(format!("if (leader) ws::mbar_arrive(&S.{name}_empty[{stage}]);"));
+                Ok(Val::Unit)
+            }
+            (Op::ReleaseOnMmaCompletion, Val::Consumer { pipe, .. }) if blackwell => {
+                let Val::Full { stage, .. } = self.operand(e, "full")? else {
+                    return unsupported(line, "`release_on_mma_completion` of something other than a full stage");
+                };
+                let name = self.plan.pipelines[pipe].name.clone();
+                self.commit_mma(line, &format!("S.{name}_empty[{stage}]"), &format!("release stage to `{name}`"));
+                Ok(Val::Unit)
+            }
+            (Op::ArriveOnMmaCompletion, Val::Arriver(b)) if blackwell => {
+                let index = self.int(e, "index")?;
+                let name = self.plan.barriers[b].name.clone();
+                self.commit_mma(line, &format!("S.{name}[{index}]"), &format!("arrive on `{name}`[{index}]"));
+                Ok(Val::Unit)
+            }
+            (Op::Arrive, Val::Arriver(b)) => {
+                let index = self.int(e, "index")?;
+                let name = self.plan.barriers[b].name.clone();
+                self.line(format!("// line {line}: arrive on `{name}`[{index}]"));
+                if blackwell {
+                    self.before_arrival();
+                }
+                self.line(format!("if (leader) ws::mbar_arrive(&S.{name}[{index}]);"));
+                Ok(Val::Unit)
+            }
+            (Op::WaitParity, Val::Waiter(b)) => {
+                let index = self.int(e, "index")?;
+                let parity = self.int(e, "parity")?;
+                let name = self.plan.barriers[b].name.clone();
+                self.line(format!("// line {line}: wait for `{name}`[{index}] to complete a phase of parity {parity}"));
+                self.line(format!("ws::mbar_wait(&S.{name}[{index}], ws::u32({parity}));"));
+                if blackwell {
+                    self.line("wsg::tmem_fence_after_sync();");
+                }
+                Ok(Val::Unit)
+            }
+            (Op::Umma, Val::Ctx) if blackwell => self.umma(e, false),
+            (Op::UmmaTs, Val::Ctx) if blackwell => self.umma(e, true),
+            (Op::TmemLoad, Val::Ctx) if blackwell => self.tmem_load(e),
+            (Op::TmemStore, Val::Ctx) if blackwell => self.tmem_store(e),
+            (Op::Store, Val::Ctx) if blackwell => self.store_tile(e),
+            (Op::StoreRows, Val::Ctx) if blackwell => self.rows_tile(e, true),
+            (Op::LoadRows, Val::Ctx) if blackwell => self.rows_tile(e, false),
+            (Op::TmaStore, Val::Ctx) => self.tma_store(e),
+            (Op::StoreWait, Val::Ctx) => {
+                // Waiting for every store group to have read shared memory is at least as
+                // strong as the DSL's wait for one group.
+                self.line(format!("// line {line}: wait until the TMA stores have read shared memory"));
+                self.line("if (leader) ws::tma_store_wait_read<0>();");
                 Ok(Val::Unit)
             }
             (Op::Sync | Op::NamedArrive, Val::Named(i)) => {
@@ -154,6 +276,29 @@ impl Body<'_> {
         }
     }
 
+    /// Integer operand `name`.
+    pub(super) fn int(&mut self, e: &Expr, name: &str) -> Result<String, Unsupported> {
+        match self.operand(e, name)? {
+            Val::Int(i) => Ok(i),
+            v => unsupported(e.pos.line, format!("`{name}` is {}, not an integer", v.kind())),
+        }
+    }
+
+    /// Before one thread arrives for its instance (Blackwell): each thread orders its
+    /// tensor-memory accesses before the synchronisation, then the instance's warps meet
+    /// (`__syncwarp`, or the instance's named barrier), so the arrival covers every
+    /// thread's loads and stores.
+    pub(super) fn before_arrival(&mut self) {
+        self.line("wsg::tmem_fence_before_sync();");
+        let threads = self.instance_threads();
+        match self.plan.roles[self.role].instance_bar {
+            Some(id) if threads > 32 => {
+                self.line(format!("ws::named_sync({id}u + instance, {threads}u);  // the instance's warps meet"));
+            }
+            _ => self.line("__syncwarp();"),
+        }
+    }
+
     /// `wsg::fence(frag)` for each fragment of the role: no access moves across a wgmma
     /// fence or wait.
     pub(super) fn fence_frags(&mut self) {
@@ -163,27 +308,12 @@ impl Body<'_> {
         }
     }
 
-    /// Coordinates `&[a, b]` as integers.
-    fn coords(&mut self, e: &Expr, name: &str) -> Result<Vec<String>, Unsupported> {
-        let line = e.pos.line;
-        let Some(c) = e.kind.operand(name) else {
-            return unsupported(line, format!("operand `{name}` is missing"));
-        };
-        let c = match &c.kind {
-            ExprKind::Ref { expr, .. } => expr,
-            _ => c,
-        };
-        let ExprKind::Array(items) = &c.kind else {
-            return unsupported(line, "coordinates that are not an array literal");
-        };
-        let mut out = Vec::new();
-        for i in items {
-            match self.expr(i)? {
-                Val::Int(v) => out.push(v),
-                v => return unsupported(line, format!("a coordinate that is {}", v.kind())),
-            }
+    /// Coordinates `&[a, b]` (an array literal, or a helper returning one) as integers.
+    pub(super) fn coords(&mut self, e: &Expr, name: &str) -> Result<Vec<String>, Unsupported> {
+        match self.operand(e, name)? {
+            Val::Coords(c) => Ok(c),
+            v => unsupported(e.pos.line, format!("coordinates that are {}, not an array of integers", v.kind())),
         }
-        Ok(out)
     }
 
     /// `cx.tma_load(src, coords, dst, on)`: one `cp.async.bulk.tensor.2d` per 128-byte
@@ -202,31 +332,14 @@ impl Body<'_> {
             return unsupported(line, "`tma_load` completing on something other than an acquired pipeline slot");
         };
         let f = self.plan.fields[v.field].clone();
-        if v.transposed || v.rows != f.rows || v.row0 != "0" {
-            return unsupported(line, "`tma_load` into part of a tile");
+        if v.transposed || v.rows != f.rows || v.row0 != "0" || !f.layout.swizzled {
+            return unsupported(line, "`tma_load` into part of a tile, or into a tile not in TMA's layout");
         }
         let rank = coords.len();
         if !(2..=4).contains(&rank) {
             return unsupported(line, format!("a {rank}-dimensional TMA load; 2 to 4 dimensions are rendered"));
         }
-        let elem_ok = self
-            .plan
-            .params
-            .iter()
-            .any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem } if *name == g && *elem == f.elem));
-        if !elem_ok {
-            return unsupported(line, format!("`{g}` and tile `{}` differ in element type", f.name));
-        }
-        let map = (f.rows, f.layout.panel_cols, f.layout.row_bytes);
-        if let Some(old) = self.uses.maps.insert(g.clone(), map)
-            && old != map
-        {
-            return unsupported(
-                line,
-                format!("`{g}` is loaded in boxes of two shapes; one tensor map per global is rendered"),
-            );
-        }
-        self.uses.rank(&g, rank);
+        self.tensor_map(line, &g, &f, rank)?;
         let pipe_name = self.plan.pipelines[pipe].name.clone();
         let (row, col) = (&coords[rank - 2], &coords[rank - 1]);
         // TMA takes coordinates innermost first: column, row, then the outer dimensions.
@@ -247,6 +360,36 @@ impl Body<'_> {
         }
         self.close_leader();
         Ok(Val::Unit)
+    }
+
+    /// Records that global `g` is copied by TMA in boxes of tile `f` with `rank`
+    /// coordinates: one tensor map per global.
+    pub(super) fn tensor_map(
+        &mut self,
+        line: u32,
+        g: &str,
+        f: &super::plan::FieldPlan,
+        rank: usize,
+    ) -> Result<(), Unsupported> {
+        let elem_ok = self
+            .plan
+            .params
+            .iter()
+            .any(|p| matches!(p, super::plan::ParamPlan::Global { name, elem } if *name == g && *elem == f.elem));
+        if !elem_ok {
+            return unsupported(line, format!("`{g}` and tile `{}` differ in element type", f.name));
+        }
+        let map = (f.rows, f.layout.panel_cols, f.layout.row_bytes);
+        if let Some(old) = self.uses.maps.insert(g.to_string(), map)
+            && old != map
+        {
+            return unsupported(
+                line,
+                format!("`{g}` is copied in boxes of two shapes; one tensor map per global is rendered"),
+            );
+        }
+        self.uses.rank(g, rank);
+        Ok(())
     }
 
     fn open_leader(&mut self) {

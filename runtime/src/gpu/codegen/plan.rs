@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use warpspec_ir::{Expr, Generic, Kernel, Ty};
 
 use super::error::{Unsupported, unsupported};
+use crate::gpu::Arch;
 
 /// Element formats of tiles and tensors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +75,21 @@ pub(crate) struct RolePlan {
     pub padded_warps: u32,
     pub warps_per_instance: u32,
     pub regs: Option<u32>,
+    /// The first of the named barriers (one per instance) that synchronise an instance's
+    /// warps before one thread arrives for all of them (Blackwell, instances of more than
+    /// one warp).
+    pub instance_bar: Option<u32>,
+}
+
+/// A warpgroup of the CTA: the roles running in it and the `setmaxnreg` they share
+/// (`setmaxnreg` acts on whole warpgroups, so roles packed into one take the largest of
+/// their budgets).
+#[derive(Clone, Debug)]
+pub(crate) struct WarpgroupPlan {
+    /// Indices into [`Plan::roles`], in warp order.
+    pub roles: Vec<usize>,
+    /// The registers its warps run with, when roles give budgets.
+    pub regs: Option<u32>,
 }
 
 /// How TMA writes a tile and how `wgmma` reads it: rows of `row_bytes` (64 or 128) in the
@@ -86,6 +102,9 @@ pub(crate) struct TileLayout {
     pub panel_cols: u32,
     /// Panels side by side.
     pub panels: u32,
+    /// Whether rows are swizzled as TMA writes them (64- or 128-byte rows); other tiles
+    /// (an `R x 1` tile of statistics) are plain row-major.
+    pub swizzled: bool,
 }
 
 /// A `#[shared]` field: a tile or a ring of tiles.
@@ -108,6 +127,28 @@ impl FieldPlan {
     pub fn tile_bytes(&self) -> u32 {
         self.rows * self.cols * self.elem.bytes()
     }
+}
+
+/// A `#[shared]` tensor-memory tile (`TmemTile<R, C>`) or array of them: columns of the
+/// CTA's allocation, one lane per row.
+#[derive(Clone, Debug)]
+pub(crate) struct TmemPlan {
+    pub name: String,
+    pub rows: u32,
+    /// 32-bit columns of one tile.
+    pub cols: u32,
+    /// Tiles in the array (1 for a single tile).
+    pub count: u32,
+    /// First column in the allocation.
+    pub col0: u32,
+}
+
+/// A plain `#[barrier]`: `len` mbarriers, each expecting `count` arrivals per phase.
+#[derive(Clone, Debug)]
+pub(crate) struct BarrierPlan {
+    pub name: String,
+    pub len: u32,
+    pub count: u32,
 }
 
 /// A `#[pipeline]`: a full and an empty mbarrier per stage.
@@ -142,13 +183,27 @@ pub(crate) enum ParamPlan {
 /// Everything about the CTA that does not depend on the role bodies.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
+    /// The architecture the kernel needs: Blackwell when it has tensor memory.
+    pub arch: Arch,
     pub consts: BTreeMap<String, i128>,
     pub const_order: Vec<String>,
     pub roles: Vec<RolePlan>,
+    /// The CTA's warpgroups, in order.
+    pub warpgroups: Vec<WarpgroupPlan>,
     pub threads: u32,
+    /// Registers per thread at launch (`__launch_bounds__(threads, 1)` leaves ptxas the
+    /// register file divided among the threads, in steps of 8): `setmaxnreg` raises a
+    /// warpgroup above it or lowers it below.
+    pub launch_regs: u32,
     /// Whether roles differ in registers (then each calls `setmaxnreg`).
     pub set_regs: bool,
     pub fields: Vec<FieldPlan>,
+    /// Tensor-memory tiles.
+    pub tmem: Vec<TmemPlan>,
+    /// Columns allocated with `tcgen05.alloc` (a power of two from 32 to 512; 0 without
+    /// tensor memory).
+    pub tmem_cols: u32,
+    pub barriers: Vec<BarrierPlan>,
     pub smem_bytes: u32,
     pub pipelines: Vec<PipePlan>,
     pub named: Vec<NamedPlan>,
@@ -157,6 +212,14 @@ pub(crate) struct Plan {
 
 /// Registers of one SM, shared by a CTA's threads.
 const REGISTER_FILE: u32 = 65536;
+/// The most registers one thread addresses (PTX ISA, `setmaxnreg`: 24 to 256, of which ptxas
+/// allocates at most 255 to a kernel; 248 is the largest multiple of 8 below).
+const MAX_THREAD_REGS: u32 = 248;
+/// Columns of tensor memory per SM on Blackwell: 128 lanes of 512 32-bit columns (PTX ISA,
+/// "Tensor Memory"; `tcgen05.alloc` takes a power of two from 32 to 512).
+const TMEM_COLS: u32 = 512;
+/// Named barrier ids the hardware has (`bar.sync` takes 0 to 15; 0 is `__syncthreads`).
+const NAMED_BARRIERS: u32 = 16;
 /// The most dynamic shared memory one CTA may use on Hopper.
 const MAX_SMEM: u32 = 227 * 1024;
 
@@ -178,8 +241,8 @@ impl Plan {
                 None => unsupported(e.pos.line, format!("{what} is not a constant the generator can evaluate")),
             }
         };
+        let arch = if k.shared.iter().any(|f| tmem_tile(&f.ty).is_some()) { Arch::Sm100a } else { Arch::Sm90a };
         let mut roles = Vec::new();
-        let mut warp = 0;
         for r in &k.roles {
             let instances = eval(&r.instances, &format!("the instance count of role `{}`", r.func.name))?;
             let regs = match &r.regs {
@@ -187,28 +250,30 @@ impl Plan {
                 None => None,
             };
             let warps = instances * r.warps_per_instance;
-            let padded_warps = warps.div_ceil(4) * 4;
             roles.push(RolePlan {
                 name: r.func.name.clone(),
-                base_warp: warp,
+                base_warp: 0,
                 warps,
-                padded_warps,
+                padded_warps: warps.div_ceil(4) * 4,
                 warps_per_instance: r.warps_per_instance,
                 regs,
+                instance_bar: None,
             });
-            warp += padded_warps;
         }
+        let warpgroups = place(&mut roles);
+        let warp = warpgroups.len() as u32 * 4;
         let threads = warp * 32;
         if threads == 0 || threads > 1024 {
             return unsupported(
                 0,
-                format!("the CTA would have {threads} threads (roles padded to warpgroups); 1 to 1024 run"),
+                format!("the CTA would have {threads} threads (roles packed into warpgroups); 1 to 1024 run"),
             );
         }
+        let launch_regs = (REGISTER_FILE / threads / 8 * 8).min(MAX_THREAD_REGS);
         let distinct: std::collections::BTreeSet<Option<u32>> = roles.iter().map(|r| r.regs).collect();
         let set_regs = distinct.len() > 1;
+        let mut warpgroups = warpgroups;
         if set_regs {
-            let mut total = 0;
             for r in &roles {
                 let Some(regs) = r.regs else {
                     return unsupported(0, format!("role `{}` gives no `regs`, and other roles do", r.name));
@@ -222,22 +287,65 @@ impl Plan {
                         ),
                     );
                 }
-                total += regs * r.padded_warps * 32;
             }
+            for g in &mut warpgroups {
+                g.regs = g.roles.iter().filter_map(|&i| roles[i].regs).max();
+            }
+            let total: u32 = warpgroups.iter().map(|g| g.regs.unwrap_or(launch_regs) * 128).sum();
             if total > REGISTER_FILE {
+                let parts: Vec<String> = warpgroups
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| {
+                        let names: Vec<&str> = g.roles.iter().map(|&r| roles[r].name.as_str()).collect();
+                        format!("warpgroup {i} ({}) {} x 128", names.join(", "), g.regs.unwrap_or(launch_regs))
+                    })
+                    .collect();
                 return unsupported(
                     0,
-                    format!("the roles ask for {total} registers in all, more than the {REGISTER_FILE} of an SM"),
+                    format!(
+                        "the roles ask for {total} registers in all, more than the {REGISTER_FILE} of an SM \
+                         (setmaxnreg per warpgroup, the largest budget of the roles sharing it: {})",
+                        parts.join(", ")
+                    ),
                 );
             }
         }
 
         let mut fields = Vec::new();
+        let mut tmem = Vec::new();
         let mut offset = 0;
+        let mut col = 0;
         for f in &k.shared {
+            if let Some((rows, cols, count)) = tmem_tile(&f.ty) {
+                let num = |g: &Generic| g.const_value(&|n| consts.get(n).copied()).and_then(|v| u32::try_from(v).ok());
+                let count = match count {
+                    Some(e) => eval(e, &format!("the length of tensor-memory array `{}`", f.name))?,
+                    None => 1,
+                };
+                let (Some(rows), Some(cols)) = (num(rows), num(cols)) else {
+                    return unsupported(0, format!("tensor-memory tile `{}` without constant sizes", f.name));
+                };
+                if rows != 128 {
+                    return unsupported(
+                        0,
+                        format!(
+                            "tensor-memory tile `{}` of {rows} rows: the generator renders 128-row tiles (one lane per row, M = 128)",
+                            f.name
+                        ),
+                    );
+                }
+                tmem.push(TmemPlan { name: f.name.clone(), rows, cols, count, col0: col });
+                col += cols * count;
+                continue;
+            }
             let plan = field(f.name.as_str(), &f.ty, &consts, offset)?;
             offset = plan.offset + plan.stage_bytes * plan.stages;
             fields.push(plan);
+        }
+        let tmem_cols = if col == 0 { 0 } else { col.next_power_of_two().max(32) };
+        if tmem_cols > TMEM_COLS {
+            return unsupported(0, format!("the tensor-memory tiles need {col} columns; an SM has {TMEM_COLS}"));
         }
         let smem_bytes = offset + 1024;
         if smem_bytes > MAX_SMEM {
@@ -275,8 +383,17 @@ impl Plan {
             let tx_bytes = guarded.iter().map(|f| f.tile_bytes()).sum();
             pipelines.push(PipePlan { name: p.name.clone(), stages, full_count, empty_count, tx_bytes, tma: p.tma });
         }
-        if !k.barriers.is_empty() {
-            return unsupported(0, format!("plain `#[barrier]`s (`{}`) are not rendered yet", k.barriers[0].name));
+        let mut barriers = Vec::new();
+        for b in &k.barriers {
+            let len = match &b.len {
+                Some(e) => eval(e, &format!("the length of barrier `{}`", b.name))?,
+                None => 1,
+            };
+            let count = match &b.count {
+                Some(e) => eval(e, &format!("the arrival count of barrier `{}`", b.name))?,
+                None => instances_of(&b.arrive),
+            };
+            barriers.push(BarrierPlan { name: b.name.clone(), len, count });
         }
         let mut named = Vec::new();
         for (i, n) in k.named.iter().enumerate() {
@@ -310,7 +427,43 @@ impl Plan {
                 other => return unsupported(0, format!("parameter `{name}` of type {other:?}")),
             });
         }
-        Ok(Plan { consts, const_order, roles, threads, set_regs, fields, smem_bytes, pipelines, named, params })
+        if arch == Arch::Sm100a {
+            // One named barrier per instance of more than one warp, after the kernel's own.
+            let mut next = named.iter().map(|n| n.id + 1).max().unwrap_or(1);
+            for r in &mut roles {
+                if r.warps_per_instance > 1 {
+                    r.instance_bar = Some(next);
+                    next += r.warps / r.warps_per_instance;
+                }
+            }
+            if next > NAMED_BARRIERS {
+                return unsupported(
+                    0,
+                    format!(
+                        "the kernel's named barriers and one per multi-warp role instance need ids up to {}; the hardware has {NAMED_BARRIERS}",
+                        next - 1
+                    ),
+                );
+            }
+        }
+        Ok(Plan {
+            arch,
+            consts,
+            const_order,
+            roles,
+            warpgroups,
+            threads,
+            launch_regs,
+            set_regs,
+            fields,
+            tmem,
+            tmem_cols,
+            barriers,
+            smem_bytes,
+            pipelines,
+            named,
+            params,
+        })
     }
 
     /// The shared field called `name`.
@@ -358,15 +511,21 @@ fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Resul
             ),
         )
     };
-    let (tile, stages) = match ty.name() {
-        Some("Ring") => {
-            let g = generics(ty);
-            let (Some(Generic::Type(tile)), Some(s)) = (g.first(), g.get(1)) else { return bad() };
-            let Some(s) = num(s) else { return bad() };
-            (tile, s)
+    let (tile, stages) = match ty {
+        Ty::Array { elem, len } => {
+            let Some(n) = len.const_value(&lookup).and_then(|v| u32::try_from(v).ok()) else { return bad() };
+            (elem.as_ref(), n)
         }
-        Some("Tile") => (ty, 1),
-        _ => return bad(),
+        _ => match ty.name() {
+            Some("Ring") => {
+                let g = generics(ty);
+                let (Some(Generic::Type(tile)), Some(s)) = (g.first(), g.get(1)) else { return bad() };
+                let Some(s) = num(s) else { return bad() };
+                (tile, s)
+            }
+            Some("Tile") => (ty, 1),
+            _ => return bad(),
+        },
     };
     if tile.name() != Some("Tile") {
         return bad();
@@ -379,17 +538,16 @@ fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Resul
     };
     let row = cols * elem.bytes();
     let layout = match row {
-        64 | 128 => TileLayout { row_bytes: row, panel_cols: cols, panels: 1 },
-        r if r % 128 == 0 => TileLayout { row_bytes: 128, panel_cols: 128 / elem.bytes(), panels: r / 128 },
-        r => {
-            return unsupported(
-                0,
-                format!(
-                    "shared field `{name}`: rows of {r} bytes; TMA and wgmma tiles need rows of 64 or 128 bytes, or a multiple of 128"
-                ),
-            );
+        64 | 128 => TileLayout { row_bytes: row, panel_cols: cols, panels: 1, swizzled: true },
+        r if r % 128 == 0 => {
+            TileLayout { row_bytes: 128, panel_cols: 128 / elem.bytes(), panels: r / 128, swizzled: true }
         }
+        // Not an operand of TMA or an MMA (those check): plain rows.
+        r => TileLayout { row_bytes: r, panel_cols: cols, panels: 1, swizzled: false },
     };
+    // Swizzled tiles start 1024-aligned (the swizzle is a function of address bits 4 to 9);
+    // plain ones 128-aligned.
+    let align = if layout.swizzled { 1024 } else { 128 };
     let bytes = rows * cols * elem.bytes();
     Ok(FieldPlan {
         name: name.to_string(),
@@ -397,8 +555,58 @@ fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Resul
         rows,
         cols,
         stages,
-        offset: at.div_ceil(1024) * 1024,
-        stage_bytes: bytes.div_ceil(1024) * 1024,
+        offset: at.div_ceil(align) * align,
+        stage_bytes: bytes.div_ceil(align) * align,
         layout,
     })
+}
+
+/// The rows, columns and array length (`None`: a single tile) of a `TmemTile<R, C>` or
+/// `[TmemTile<R, C>; N]` field.
+pub(crate) fn tmem_tile(ty: &Ty) -> Option<(&Generic, &Generic, Option<&Expr>)> {
+    let (tile, len) = match ty {
+        Ty::Array { elem, len } => (elem.as_ref(), Some(len.as_ref())),
+        _ => (ty, None),
+    };
+    if tile.name() != Some("TmemTile") {
+        return None;
+    }
+    match generics(tile) {
+        [rows, cols] => Some((rows, cols, len)),
+        _ => None,
+    }
+}
+
+/// Places the roles' warps: roles of one-warp instances first, packed side by side into
+/// shared warpgroups (FlashAttention-4 and CUTLASS run their load, MMA and epilogue warps
+/// in one warpgroup), then roles of warpgroup instances, each from a warpgroup boundary.
+/// Roles keep their order within each kind. Returns the warpgroups.
+fn place(roles: &mut [RolePlan]) -> Vec<WarpgroupPlan> {
+    let mut order: Vec<usize> = (0..roles.len()).filter(|&i| roles[i].warps_per_instance < 4).collect();
+    order.extend((0..roles.len()).filter(|&i| roles[i].warps_per_instance >= 4));
+    let mut groups: Vec<WarpgroupPlan> = Vec::new();
+    let mut warp = 0;
+    for i in order {
+        let r = &mut roles[i];
+        if r.warps_per_instance >= 4 || warp % 4 + r.warps > 4 {
+            warp = warp.div_ceil(4) * 4;
+        }
+        r.base_warp = warp;
+        // Warps up to the next boundary that no role takes stay with this one (idle).
+        r.padded_warps = (warp + r.warps).div_ceil(4) * 4 - warp;
+        for g in warp / 4..(warp + r.warps).div_ceil(4) {
+            while groups.len() <= g as usize {
+                groups.push(WarpgroupPlan { roles: Vec::new(), regs: None });
+            }
+            groups[g as usize].roles.push(i);
+        }
+        warp += r.warps;
+    }
+    // A role followed by another in its warpgroup owns only its own warps.
+    for g in &groups {
+        for pair in g.roles.windows(2) {
+            roles[pair[0]].padded_warps = roles[pair[1]].base_warp - roles[pair[0]].base_warp;
+        }
+    }
+    groups
 }
