@@ -106,9 +106,10 @@ enum Command {
         /// only for configurations the sweep has no figures for).
         #[arg(long, value_delimiter = ',')]
         phases: Vec<PathBuf>,
-        /// Status of each measured configuration.
-        #[arg(long)]
-        status: PathBuf,
+        /// Status of each measured configuration: one file per sweep, comma-separated (the
+        /// first that has a configuration wins).
+        #[arg(long, value_delimiter = ',', required = true)]
+        status: Vec<PathBuf>,
         /// The merged CSV, one row per configuration.
         #[arg(long, default_value = "calibration/validate/results.csv")]
         out: PathBuf,
@@ -177,7 +178,7 @@ fn run(args: Args) -> Result<(), String> {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
             let phases = phases.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
-            let status = table::Table::parse(&read(&status)?)?;
+            let status = status.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
             let rows = report::merge(&Machine::h200(), &configs, &model, &phases, &status);
             std::fs::write(&out, report::csv(&rows)).map_err(|e| format!("{}: {e}", out.display()))?;
             std::fs::create_dir_all(&svg_dir).map_err(|e| format!("{}: {e}", svg_dir.display()))?;

@@ -65,13 +65,13 @@ impl Row {
 
 /// Merges the split, the model's rows, the measured phases (the first file that has a
 /// configuration wins: this sweep, then earlier runs of the same kernels) and the sweep's
-/// status file.
+/// status files (a sweep per family: the first file that has a configuration wins).
 ///
 /// Unless the model ran the kernel again at the sustained clock (`--resimulate`), the
 /// sustained prediction is recomputed here from the model's activity counts with
 /// `machine`'s power model (the burst run's cycles at the sustained clock, as
 /// `sim::clock::figures` does), so a refit needs no new model run.
-pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Table], status: &Table) -> Vec<Row> {
+pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Table], status: &[Table]) -> Vec<Row> {
     let acts = activities(model);
     configs
         .iter()
@@ -98,9 +98,11 @@ pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Tab
                 None => (None, None, None),
             };
             let get = |row: Option<usize>, col: &str| Some(t?.num(row?, col)).flatten();
-            let st = (0..status.len()).find(|&r| status.get(r, "id") == Some(&c.id.to_string()));
-            let mut status_text = st.and_then(|r| status.get(r, "status")).unwrap_or("not run").to_string();
-            let mut message = st.and_then(|r| status.get(r, "message")).unwrap_or("").to_string();
+            let st = status
+                .iter()
+                .find_map(|t| (0..t.len()).find(|&r| t.get(r, "id") == Some(&c.id.to_string())).map(|r| (t, r)));
+            let mut status_text = st.and_then(|(t, r)| t.get(r, "status")).unwrap_or("not run").to_string();
+            let mut message = st.and_then(|(t, r)| t.get(r, "message")).unwrap_or("").to_string();
             if source.is_some_and(|i| i > 0) {
                 message = format!("measured in an earlier run ({status_text} in this sweep: {message})");
                 status_text = "ok".into();
@@ -186,9 +188,9 @@ fn stats(v: &[f64]) -> Option<(f64, f64)> {
 fn summary(rows: &[Row], out: &mut String) {
     let _ = writeln!(
         out,
-        "| family | set | measured | burst MAE (bias) | sustained MAE (bias) | sustained clock MAE (bias) |"
+        "| family | set | measured | compared | burst MAE (bias) | sustained MAE (bias) | sustained clock MAE (bias) |"
     );
-    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
     let mut groups: BTreeMap<(String, Set), Vec<&Row>> = BTreeMap::new();
     for r in rows {
         groups.entry((r.config.family.clone(), r.config.set)).or_default().push(r);
@@ -199,9 +201,11 @@ fn summary(rows: &[Row], out: &mut String) {
             stats(&v).map_or("-".into(), |(mae, bias)| format!("{:.1}% ({:+.1}%)", 100.0 * mae, 100.0 * bias))
         };
         let measured = g.iter().filter(|r| r.meas_sust_ms.is_some()).count();
+        // Rows with both a prediction and a measurement: the errors are over these.
+        let compared = g.iter().filter(|r| r.burst_error().is_some()).count();
         let _ = writeln!(
             out,
-            "| {family} | {} | {measured} of {} | {} | {} | {} |",
+            "| {family} | {} | {measured} of {} | {compared} | {} | {} | {} |",
             set.name(),
             g.len(),
             col(&Row::burst_error),

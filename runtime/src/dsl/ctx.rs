@@ -663,12 +663,12 @@ impl<'a, P> Ctx<'a, P> {
 
     /// The maximum of each row.
     pub fn row_max<const R: usize, const C: usize>(&self, frag: &Fragment<R, C>) -> RowVec<R> {
-        self.reduce_rows(frag, f32::NEG_INFINITY, f32::max)
+        self.reduce_rows(frag, MathKind::RowMax, f32::NEG_INFINITY, f32::max)
     }
 
     /// The sum of each row.
     pub fn row_sum<const R: usize, const C: usize>(&self, frag: &Fragment<R, C>) -> RowVec<R> {
-        self.reduce_rows(frag, 0.0, |a, b| a + b)
+        self.reduce_rows(frag, MathKind::RowSum, 0.0, |a, b| a + b)
     }
 
     /// Element-wise maximum of two row vectors.
@@ -761,12 +761,13 @@ impl<'a, P> Ctx<'a, P> {
     fn reduce_rows<const R: usize, const C: usize>(
         &self,
         frag: &Fragment<R, C>,
+        kind: MathKind,
         init: f32,
         f: impl Fn(f32, f32) -> f32,
     ) -> RowVec<R> {
         let data =
             frag.data.as_ref().map(|d| d.chunks_exact(C).map(|row| row.iter().copied().fold(init, &f)).collect());
-        self.math(MathKind::RowReduce, R, C);
+        self.math(kind, R, C);
         RowVec { data }
     }
 

@@ -53,10 +53,14 @@ pub enum MathKind {
     Recip,
     /// Maximum per element (FMNMX on the ALU pipe).
     Max,
-    /// Row reduction (max or sum): one op per element, then a shuffle tree across the
-    /// threads that share a row.
-    RowReduce,
-    /// Conversion to a 16-bit format (F2F, two elements per instruction).
+    /// Row maximum: one FMNMX per element (ALU pipe), then a shuffle tree across the threads
+    /// that share a row.
+    RowMax,
+    /// Row sum: one FADD per element (FMA pipe), then a shuffle tree across the threads that
+    /// share a row.
+    RowSum,
+    /// Rounding to a 16-bit format in place (the fragment stays `f32`): a conversion and a
+    /// widening back per element.
     Cast,
     /// Predicated select per element (compare and select on the ALU pipe).
     Select,

@@ -42,6 +42,29 @@ pub const PACKED_OPS_PER_EXP2_PAIR: u32 = 6;
 /// instructions (2 elements each) where the machine has them, else 12 scalar ones.
 const FMA_OPS_PER_EXP2_PAIR: u32 = 2 * PACKED_OPS_PER_EXP2_PAIR;
 
+/// Where the instruction counts of the generated code below come from.
+pub const SASS_EVIDENCE: &str = "calibration/sass/fa3_d128_loop.txt (SASS of the generated FA3 consumer, sm_90a, one unmasked main-loop iteration per warp)";
+
+/// Instructions per element of [`MathKind::Cast`] in the generated code: the fragment stays
+/// `f32`, so each element is rounded by an `F2FP.BF16.F32.PACK_AB` of its own (ALU pipe) and
+/// widened back by an `IMAD.U32 x, 0x10000` (FMA pipe): 64 + 64 for 64 elements per thread
+/// ([`SASS_EVIDENCE`]).
+const CAST_INSTRS_PER_ELEMENT: u32 = 1;
+
+/// ALU-pipe instructions per element of [`MathKind::Select`] over a fragment (a mask): the
+/// compare or predicate logic (`ISETP`/`LOP3`) and the `FSEL`: 130 for 64 elements per thread
+/// in the masked path of the generated FA3 consumer ([`SASS_EVIDENCE`]).
+const SELECT_INSTRS_PER_ELEMENT: u32 = 2;
+
+/// Per native `wgmma` of a group, the instructions the generated code spends building its
+/// shared-memory descriptors, `(ALU, FMA pipe)`: `LOP3`/`SHF`/`IADD3` on the ALU, and
+/// `R2UR`/`MOV`/`IMAD.MOV`/`IMAD.X` counted on the FMA pipe. With both operands in shared
+/// memory (`S = Q K^T`): 43 ALU and 69 others for 8 `HGMMA`; with A in registers
+/// (`O += P V`): 28 and 38 for 8 ([`SASS_EVIDENCE`]).
+const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32) = (5, 9);
+/// As [`WGMMA_DESCRIPTOR_INSTRS_SS`], for `wgmma` with A in registers.
+const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32) = (4, 5);
+
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unsupported {
@@ -265,16 +288,18 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///     FMA-pipe intervals);
 ///   - `Exp2`: `e` MUFU.EX2; `Recip`: `e` MUFU.RCP (MUFU pipe);
 ///   - `Max`: `e` FMNMX on the ALU pipe;
-///   - `Select`: `e` FSEL on the ALU pipe (the predicate is shared by a column block);
-///   - `Cast`: `ceil(e / 2)` F2FP on the ALU pipe (packs two elements per instruction);
+///   - `Select`: `2e` on the ALU pipe (predicate logic and FSEL per element,
+///     [`SELECT_INSTRS_PER_ELEMENT`]);
+///   - `Cast`: `e` F2FP on the ALU pipe, then `e` IMAD.U32 widening on the FMA pipe
+///     ([`CAST_INSTRS_PER_ELEMENT`]);
 ///   - `Exp2Poly` (software `exp2`): with `p = ceil(e / 2)` pairs, `2p` FMNMX, then
 ///     [`PACKED_OPS_PER_EXP2_PAIR`]` x p` packed `f32x2` FMA-pipe instructions (`12p`
 ///     scalar ones on a machine without `f32x2`), then `4p` SHL/LEA on the ALU pipe: no MUFU;
 ///   - `Vote`: `e` FSETP and one VOTE.ANY on the ALU pipe;
-///   - `RowReduce`: with `r = ceil(rows * 4 / T)` rows per thread, `e - r` in-thread ops
-///     (FMA pipe: the op does not say max or sum; both are counted as full-rate FMA-pipe
-///     instructions), then `log2(4) = 2` rounds of `r` SHFL (LSU pipe, shared-memory
-///     latency) and `r` ops, each round waiting for the previous one.
+///   - `RowMax` / `RowSum`: with `r = ceil(rows * 4 / T)` rows per thread, `e - r` in-thread
+///     ops (FMNMX on the ALU pipe / FADD on the FMA pipe), then `log2(4) = 2` rounds of `r`
+///     SHFL (LSU pipe, shared-memory latency) and `r` ops, each round waiting for the
+///     previous one.
 /// - [`Op::SharedLoad`] / [`Op::SharedStore`] of `bytes` over the instance: each warp moves
 ///   `bytes / (T / 32)` with `ld/st.shared.v4` of 16 bytes per thread, so
 ///   `ceil(bytes / (T / 32) / 512)` instructions on the LSU pipe, each holding the SM's
@@ -283,7 +308,11 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 /// - [`Op::Mma`] `m x n x k` of `dtype`: `ceil(m / M0) * ceil(k / K0)` native MMAs, where
 ///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
 ///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
-///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp. Each native MMA keeps the
+///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp, followed by the descriptor
+///   arithmetic of the generated code ([`WGMMA_DESCRIPTOR_INSTRS_SS`] / `_RS` per native
+///   MMA, on the ALU and FMA pipes, independent of register results); with A in registers
+///   (`wgmma` RS) the `f32` fragment is first packed, `ceil(m * k / T / 2)` F2FP on the ALU
+///   pipe. Each native MMA keeps the
 ///   tensor cores busy `M0 * n * K0 / fma_per_clk` cycles and completes `max(that, latency(n))`
 ///   after it starts (`N/2` cycles for `N >= 64` on Hopper).
 ///   Machines that issue MMAs with `tcgen05` have no `wgmma`: [`Unsupported`].
@@ -314,8 +343,12 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 MathKind::Fill => exec(ExecPipe::Fma, e, Dep::None, out),
                 MathKind::Fma => fp32(e, Dep::Stream, timing, out),
                 MathKind::Exp2 | MathKind::Recip => exec(ExecPipe::Mufu, e, Dep::Stream, out),
-                MathKind::Max | MathKind::Select => exec(ExecPipe::Alu, e, Dep::Stream, out),
-                MathKind::Cast => exec(ExecPipe::Alu, e.div_ceil(2), Dep::Stream, out),
+                MathKind::Max => exec(ExecPipe::Alu, e, Dep::Stream, out),
+                MathKind::Select => exec(ExecPipe::Alu, SELECT_INSTRS_PER_ELEMENT * e, Dep::Stream, out),
+                MathKind::Cast => {
+                    exec(ExecPipe::Alu, CAST_INSTRS_PER_ELEMENT * e, Dep::Stream, out);
+                    exec(ExecPipe::Fma, CAST_INSTRS_PER_ELEMENT * e, Dep::Stream, out);
+                }
                 MathKind::Exp2Poly => {
                     // FlashAttention-4's `ex2_emulation_2`, per pair of elements: 2 FMNMX
                     // (clamp), then packed f32x2 `add.rm`, `sub`, `sub` and 3 Horner FMAs, then
@@ -329,12 +362,14 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                     exec(ExecPipe::Alu, e, Dep::Stream, out);
                     exec(ExecPipe::Alu, 1, Dep::Stream, out);
                 }
-                MathKind::RowReduce => {
+                MathKind::RowMax | MathKind::RowSum => {
+                    // FMNMX on the ALU pipe for a maximum, FADD on the FMA pipe for a sum.
+                    let pipe = if kind == MathKind::RowMax { ExecPipe::Alu } else { ExecPipe::Fma };
                     let r = per_thread(rows, 1, threads);
-                    exec(ExecPipe::Fma, e.saturating_sub(r), Dep::Stream, out);
+                    exec(pipe, e.saturating_sub(r), Dep::Stream, out);
                     for _ in 0..THREADS_PER_ROW.ilog2() {
                         exec(ExecPipe::Lsu, r, Dep::Stream, out);
-                        exec(ExecPipe::Fma, r, Dep::Stream, out);
+                        exec(pipe, r, Dep::Stream, out);
                     }
                 }
             }
@@ -358,7 +393,19 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 });
             }
             let (instrs, fma) = native(m, n, k, dtype);
+            let (alu, moves) = if a_in_registers {
+                // A is an `f32` fragment: packed to pairs of 16-bit values (one
+                // `F2FP.BF16.F32.PACK_AB` per pair) before the group issues.
+                exec(ExecPipe::Alu, per_thread(m, k, threads).div_ceil(2), Dep::Stream, out);
+                WGMMA_DESCRIPTOR_INSTRS_RS
+            } else {
+                WGMMA_DESCRIPTOR_INSTRS_SS
+            };
             out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers });
+            // The descriptors of the group's later MMAs are built while the first ones run:
+            // counted after the group's issue, independent of any register result.
+            exec(ExecPipe::Alu, alu * instrs, Dep::None, out);
+            exec(ExecPipe::Fma, moves * instrs, Dep::None, out);
         }
         Op::Umma { m, n, k, dtype, a_in_tmem } => {
             if timing.mma_kind != MmaKind::SingleThread {
@@ -414,12 +461,28 @@ mod tests {
         let fma = lowered(Op::Math { kind: MathKind::Fma, rows: 64, cols: 128 }, 128);
         assert_eq!(fma, [Instr::Exec { pipe: ExecPipe::Fma, count: 64, dep: Dep::Stream, elements: 1 }]);
         let cast = lowered(Op::Math { kind: MathKind::Cast, rows: 64, cols: 128 }, 128);
-        assert_eq!(cast[0].issues(), 32);
+        assert_eq!(cast.iter().map(Instr::issues).sum::<u32>(), 128);
         let rows = lowered(Op::Math { kind: MathKind::Exp2, rows: 64, cols: 1 }, 128);
         assert_eq!(rows, [Instr::Exec { pipe: ExecPipe::Mufu, count: 2, dep: Dep::Stream, elements: 1 }]);
-        let reduce = lowered(Op::Math { kind: MathKind::RowReduce, rows: 64, cols: 128 }, 128);
+        let reduce = lowered(Op::Math { kind: MathKind::RowSum, rows: 64, cols: 128 }, 128);
         let issues: u32 = reduce.iter().map(Instr::issues).sum();
         assert_eq!(issues, 62 + 2 * (2 + 2));
+        let pipes = |instrs: &[Instr]| {
+            instrs
+                .iter()
+                .filter_map(|i| match *i {
+                    Instr::Exec { pipe, count, .. } => Some((pipe, count)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let max = lowered(Op::Math { kind: MathKind::RowMax, rows: 64, cols: 128 }, 128);
+        assert_eq!(pipes(&max)[0], (ExecPipe::Alu, 62));
+        assert_eq!(pipes(&reduce)[0], (ExecPipe::Fma, 62));
+        // The SASS of the generated FA3 consumer: 64 F2FP and 64 IMAD.U32 for 64 elements.
+        assert_eq!(pipes(&cast), [(ExecPipe::Alu, 64), (ExecPipe::Fma, 64)]);
+        let mask = lowered(Op::Math { kind: MathKind::Select, rows: 64, cols: 128 }, 128);
+        assert_eq!(pipes(&mask), [(ExecPipe::Alu, 128)]);
     }
 
     #[test]
@@ -472,11 +535,21 @@ mod tests {
     #[test]
     fn wgmma_splits_into_native_instructions() {
         let op = Op::Mma { m: 64, n: 256, k: 64, dtype: DType::Bf16, a_in_registers: false };
-        let [Instr::Mma { issue, instrs, fma, n, .. }] = lowered(op, 128)[..] else { panic!("one MMA group") };
+        let [Instr::Mma { issue, instrs, fma, n, .. }, alu, moves] = lowered(op, 128)[..] else {
+            panic!("one MMA group and its descriptor arithmetic")
+        };
         assert_eq!((issue, instrs, fma, n), (6, 4, 64 * 256 * 16, 256));
+        assert_eq!((alu.issues(), moves.issues()), (4 * 5, 4 * 9));
         let tf32 = Op::Mma { m: 128, n: 64, k: 32, dtype: DType::F32, a_in_registers: false };
-        let [Instr::Mma { instrs, fma, .. }] = lowered(tf32, 128)[..] else { panic!("one MMA group") };
+        let [Instr::Mma { instrs, fma, .. }, ..] = lowered(tf32, 128)[..] else { panic!("one MMA group") };
         assert_eq!((instrs, fma), (8, 64 * 64 * 8));
+        // P V of FA3 (d 128): P (64 x 128, f32) is packed, 32 F2FP per thread, before the group.
+        let rs = Op::Mma { m: 64, n: 128, k: 128, dtype: DType::Bf16, a_in_registers: true };
+        let [pack, Instr::Mma { instrs: 8, .. }, alu, moves] = lowered(rs, 128)[..] else {
+            panic!("pack, MMA group, descriptor arithmetic")
+        };
+        assert_eq!(pack, Instr::Exec { pipe: ExecPipe::Alu, count: 32, dep: Dep::Stream, elements: 1 });
+        assert_eq!((alu.issues(), moves.issues()), (8 * 4, 8 * 5));
     }
 
     #[test]

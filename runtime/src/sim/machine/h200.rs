@@ -3,7 +3,7 @@
 use super::{Hbm, Machine, Param, Power};
 
 /// Where the fitted power coefficients come from.
-const FIT: &str = "fitted (H200): non-negative least squares over the 34 calibration-set sustained phases of calibration/validate (this sweep's calibration/validate/h200/phases.csv and the earlier calibration/gpu/h200_gemm_gpu.csv) plus the idle reading 78.3 W at 345 MHz (calibration/validate/h200/env.txt); voltage exponent chosen on a grid by calibration clock error; calibration/validate/fit.txt (clock MAE 0.96% calibration, 1.23% held-out, with measured times)";
+const FIT: &str = "fitted (H200): non-negative least squares over the 49 calibration-set sustained phases of calibration/validate (GEMM: h200/phases.csv and the earlier calibration/gpu/h200_gemm_gpu.csv; FA3 attention at seq 1024: h200/fa3/phases.csv) plus the idle reading 78.3 W at 345 MHz (calibration/validate/h200/env.txt), counts from the timing model (model_all.csv), rates over the measured times; voltage exponent chosen on a grid by calibration clock error; calibration/validate/fit.txt (clock MAE 0.98% calibration, 1.29% held-out, with measured times)";
 
 impl Machine {
     /// NVIDIA H200 SXM (141 GB HBM3e at 4.8 TB/s; same GH100 SMs and clocks as the H100 SXM).
@@ -37,20 +37,20 @@ impl Machine {
                 700.0,
                 "NVIDIA H200 and H100 SXM datasheets: max TDP up to 700 W; nvidia-smi power.limit 700 W and every sustained run at 684-699 W with SW_POWER_CAP, calibration/gpu/README.md (H200)",
             ),
-            idle_w: Param::new(82.94, FIT),
-            clock_w: Param::new(112.53, FIT),
-            tensor_pj_per_flop: Param::new(0.6776, FIT),
-            issue_pj_per_instruction: Param::new(2073.2, FIT),
-            l2_pj_per_byte: Param::new(35.33, FIT),
-            hbm_pj_per_byte: Param::new(44.39, FIT),
+            idle_w: Param::new(83.49, FIT),
+            clock_w: Param::new(165.97, FIT),
+            tensor_pj_per_flop: Param::new(0.6430, FIT),
+            issue_pj_per_instruction: Param::new(300.8, FIT),
+            l2_pj_per_byte: Param::new(32.11, FIT),
+            hbm_pj_per_byte: Param::new(50.87, FIT),
             voltage_exponent: Param::new(1.0, FIT),
             min_clock_ghz: Param::new(
                 1.0,
                 "assumed floor of the clock solve; the lowest SM clock measured under load is 1275 MHz (the undershoot right after the drop, cuBLAS 8192^3), calibration/gpu/README.md (H200)",
             ),
             drop_tau_s: Param::new(
-                0.139,
-                "measured: median time constant of the SM clock's drop over the 34 calibration-set sustained phases (0.05-0.33 s; 0.83-0.88 s for v1, whose drop is small), calibration/validate/fit.txt (H200)",
+                0.146,
+                "measured: median time constant of the SM clock's drop over the 44 calibration-set sustained phases that drop (GEMM and FA3 d 128; 0.83-0.88 s for v1, whose drop is small), calibration/validate/fit.txt (H200)",
             ),
             memory_clock_mhz,
         }
