@@ -76,6 +76,8 @@ pub(crate) enum Val {
     Frag(Frag),
     Rows(Rows),
     Mma,
+    /// A TMA store group.
+    Stored,
     Unit,
 }
 
@@ -97,6 +99,7 @@ impl Val {
             Val::Frag(_) => "a fragment",
             Val::Rows(_) => "a row vector",
             Val::Mma => "an MMA group",
+            Val::Stored => "a TMA store group",
             Val::Unit => "nothing",
         }
     }
@@ -188,6 +191,8 @@ pub(crate) struct Body<'a> {
     pub operands: Vec<(usize, String)>,
     tmp: u32,
     inlining: Vec<String>,
+    /// The role being rendered (index into the plan's roles).
+    pub role: Option<usize>,
 }
 
 impl<'a> Body<'a> {
@@ -204,6 +209,7 @@ impl<'a> Body<'a> {
             operands: Vec::new(),
             tmp: 0,
             inlining: Vec::new(),
+            role: None,
         }
     }
 
@@ -474,6 +480,10 @@ impl<'a> Body<'a> {
                     return unsupported(line, "an `if` whose condition is not a flag (`if let`?)");
                 };
                 self.if_chain(&c, then, els.as_deref())?;
+                Ok(Val::Unit)
+            }
+            ExprKind::For { label: None, pat, iter, body } if super::cluster::is_persistent_tiles(iter) => {
+                self.persistent_for(line, pat, iter, body)?;
                 Ok(Val::Unit)
             }
             ExprKind::For { label: None, pat, iter, body } => {

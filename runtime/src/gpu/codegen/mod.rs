@@ -13,6 +13,8 @@
 //! See `docs/cuda.md`, "Generated code".
 
 mod body;
+mod cluster;
+mod epilogue;
 mod error;
 mod math;
 mod mma;
@@ -121,23 +123,32 @@ pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
 }
 
 fn render(k: &Kernel) -> Result<Generated, Unsupported> {
-    if let Some(dims) = k.cluster.filter(|d| d.iter().product::<u32>() > 1) {
-        let line = k.roles.first().map_or(0, |r| r.func.pos.line);
-        return unsupported(
-            line,
-            format!("thread-block clusters of {dims:?} CTAs, which this target does not render yet"),
-        );
-    }
     let plan = Plan::new(k)?;
     let mut uses = Uses::default();
     let mut role_fns = String::new();
-    for (r, rp) in k.roles.iter().zip(&plan.roles) {
+    for (i, (r, rp)) in k.roles.iter().zip(&plan.roles).enumerate() {
         let mut b = Body::new(&plan, k, &mut uses);
+        b.role = Some(i);
         let mut states = Vec::new();
         for p in &r.func.params {
             let PatKind::Ident { name, .. } = &p.pat.kind else {
                 return unsupported(p.pat.pos.line, "a role parameter that is not a name");
             };
+            if let (warpspec_ir::Ty::Ref { .. }, Some((field, f))) = (&p.ty, plan.field(name))
+                && f.stages == 1
+            {
+                // `name: &Tile<..>`: the shared field `name`, which no pipeline guards.
+                let view = body::View {
+                    field,
+                    stage: "0".into(),
+                    row0: "0".into(),
+                    rows: f.rows,
+                    cols: f.cols,
+                    transposed: false,
+                };
+                b.bind(name, Val::View(view));
+                continue;
+            }
             let ty_generic = endpoint_target(&p.ty);
             let val = match p.ty.name() {
                 Some("Ctx") => Val::Ctx,
@@ -281,12 +292,19 @@ fn signature(plan: &Plan, uses: &mut Uses) -> Result<(Vec<String>, Vec<ParamSlot
     Ok((decls, slots, fields))
 }
 
+/// The kernel's cluster shape, when it has more than one CTA.
+fn cluster_dims(k: &Kernel) -> Option<[u32; 3]> {
+    k.cluster.filter(|d| d.iter().product::<u32>() > 1)
+}
+
 /// The `extern "C"` entry: shared memory, barrier initialisation, dispatch by warp.
 fn entry(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
     let ns = &format!("{}_roles", k.name);
+    let cluster = cluster_dims(k);
+    let dims = cluster.map_or(String::new(), |[x, y, z]| format!("__cluster_dims__({x}, {y}, {z}) "));
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({}, 1) {}(\n    {}) {{",
+        "extern \"C\" __global__ void {dims}__launch_bounds__({}, 1) {}(\n    {}) {{",
         plan.threads,
         k.name,
         decls.join(",\n    ")
@@ -338,7 +356,13 @@ fn entry(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
             p.stages, p.name, p.full_count, p.name, p.empty_count
         );
     }
-    src.push_str("        ws::fence_mbarrier_init();\n    }\n    __syncthreads();\n");
+    src.push_str("        ws::fence_mbarrier_init();\n    }\n");
+    if cluster.is_some() {
+        src.push_str("    // Peers arrive on and multicast into this CTA's barriers: all are initialised first.\n");
+        src.push_str("    wsg::cluster_sync();\n");
+    } else {
+        src.push_str("    __syncthreads();\n");
+    }
     src.push_str("    const ws::u32 warp = ws::warp_idx();\n");
     for r in &plan.roles {
         let (lo, hi, used) = (r.base_warp, r.base_warp + r.padded_warps, r.base_warp + r.warps);

@@ -150,7 +150,13 @@ impl Body<'_> {
             }
             (Op::TileT | Op::RefT, Val::View(v)) => Ok(Val::View(View { transposed: !v.transposed, ..v })),
             (Op::TileView, Val::View(v)) => Ok(Val::View(v)),
-            (_, r) => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
+            (Op::Store, Val::Ctx) => self.store_shared(e),
+            (Op::TmaStore, Val::Ctx) => self.tma_store(e),
+            (Op::StoreWait, Val::Ctx) => self.store_wait(e),
+            (op, r) => match self.cluster_op(op, e, &r) {
+                Some(v) => v,
+                None => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
+            },
         }
     }
 
@@ -164,7 +170,7 @@ impl Body<'_> {
     }
 
     /// Coordinates `&[a, b]` as integers.
-    fn coords(&mut self, e: &Expr, name: &str) -> Result<Vec<String>, Unsupported> {
+    pub(super) fn coords(&mut self, e: &Expr, name: &str) -> Result<Vec<String>, Unsupported> {
         let line = e.pos.line;
         let Some(c) = e.kind.operand(name) else {
             return unsupported(line, format!("operand `{name}` is missing"));
