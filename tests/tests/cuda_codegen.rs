@@ -13,6 +13,7 @@ use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
 use warpspec::ir::Kernel as Ir;
 use warpspec_examples::attention::blackwell as fa4;
 use warpspec_examples::attention::hopper as fa;
+use warpspec_examples::cluster_gemm::cluster_gemm;
 use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
 use warpspec_examples::gemm_tradeoff as t;
 
@@ -90,6 +91,47 @@ fn generate(k: &Ir) -> Generated {
 #[test]
 fn every_gemm_kernel_compiles_within_its_budget() {
     compile_within_budget("every_gemm_kernel_compiles_within_its_budget", &buildable());
+}
+
+/// The 2-CTA cluster GEMM: multicast loads, remote arrivals, the cluster barrier, the
+/// persistent schedule and the TMA-store epilogue.
+#[test]
+fn the_cluster_gemm_compiles_within_its_budget() {
+    compile_within_budget("the_cluster_gemm_compiles_within_its_budget", &[cluster_gemm::Kernel::ir()]);
+}
+
+#[test]
+fn the_cluster_gemm_renders_its_cluster_operations() {
+    let g = generate(cluster_gemm::Kernel::ir());
+    let src = &g.source;
+    for needle in [
+        "__cluster_dims__(2, 1, 1)",
+        "wsg::tma_load_multicast_2d(",
+        "wsg::mbar_arrive_cluster(&S.Operands_empty[",
+        "wsg::cluster_linear()",
+        "wsg::store_frag_smem<wsg::Bf16, 128, 64, 128>(",
+        "ws::tma_store_2d(P.c_map,",
+    ] {
+        assert!(src.contains(needle), "the generated source lacks `{needle}`");
+    }
+    // The mbarrier inits are visible to the cluster before any role starts.
+    let init = src.find("ws::fence_mbarrier_init();").expect("barrier init fence");
+    let dispatch = src.find("const ws::u32 warp = ws::warp_idx();").expect("dispatch");
+    assert!(src[init..dispatch].contains("wsg::cluster_sync();"), "no cluster barrier after the inits");
+    // B is multicast in half-tile boxes; C is stored in boxes of one warpgroup's rows.
+    use codegen::ParamSlot;
+    let map = |name: &str| {
+        g.params.iter().find_map(|p| match p {
+            ParamSlot::Map { global, rows, cols, .. } if global == name => Some((*rows, *cols)),
+            _ => None,
+        })
+    };
+    assert_eq!((map("a"), map("b"), map("c")), (Some((128, 64)), Some((32, 64)), Some((64, 64))));
+}
+
+#[test]
+fn cluster_gemm_source() {
+    insta::assert_snapshot!(generate(cluster_gemm::Kernel::ir()).source);
 }
 
 #[test]

@@ -101,6 +101,12 @@ impl Gpu {
         &self.inner.name
     }
 
+    /// Streaming multiprocessors of the device: the size of a persistent grid.
+    pub fn multiprocessors(&self) -> Result<u32, GpuError> {
+        let n = self.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        Ok(n.max(1) as u32)
+    }
+
     /// A device attribute.
     pub fn attribute(&self, attr: sys::CUdevice_attribute) -> Result<i32, GpuError> {
         // SAFETY: the device handle is valid for the life of `inner`.

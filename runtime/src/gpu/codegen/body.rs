@@ -391,6 +391,10 @@ impl<'a> Body<'a> {
                 self.if_chain(&c, then, els.as_deref())?;
                 Ok(Val::Unit)
             }
+            ExprKind::For { label: None, pat, iter, body } if super::cluster::is_persistent_tiles(iter) => {
+                self.persistent_for(line, pat, iter, body)?;
+                Ok(Val::Unit)
+            }
             ExprKind::For { label: None, pat, iter, body } => {
                 let ExprKind::Range { start: Some(s), end: Some(end), closed } = &iter.kind else {
                     return unsupported(line, "a `for` over something other than `a..b`");

@@ -11,9 +11,11 @@ use super::plan::{ParamPlan, Plan};
 /// initialisation and, with tensor memory, its allocation; then `Shared S` and `warp`.
 fn prologue(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
     let ns = &format!("{}_roles", k.name);
+    let cluster = k.cluster.filter(|d| d.iter().product::<u32>() > 1);
+    let dims = cluster.map_or(String::new(), |[x, y, z]| format!("__cluster_dims__({x}, {y}, {z}) "));
     let _ = writeln!(
         src,
-        "extern \"C\" __global__ void __launch_bounds__({}, 1) {}(\n    {}) {{",
+        "extern \"C\" __global__ void {dims}__launch_bounds__({}, 1) {}(\n    {}) {{",
         plan.threads,
         k.name,
         decls.join(",\n    ")
@@ -82,7 +84,13 @@ fn prologue(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
             writeln!(src, "        for (int i = 0; i < {}; ++i) ws::mbar_init(&{}[i], {});", b.len, b.name, b.count);
     }
     if plan.tmem_cols == 0 {
-        src.push_str("        ws::fence_mbarrier_init();\n    }\n    __syncthreads();\n");
+        src.push_str("        ws::fence_mbarrier_init();\n    }\n");
+        if cluster.is_some() {
+            src.push_str("    // Peers arrive on and multicast into this CTA's barriers: all are initialised first.\n");
+            src.push_str("    wsg::cluster_sync();\n");
+        } else {
+            src.push_str("    __syncthreads();\n");
+        }
         src.push_str("    const ws::u32 warp = ws::warp_idx();\n");
         return;
     }

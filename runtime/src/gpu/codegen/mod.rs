@@ -13,7 +13,9 @@
 //! See `docs/cuda.md`, "Generated code".
 
 mod body;
+mod cluster;
 mod entry;
+mod epilogue;
 mod error;
 mod math;
 mod mma;
@@ -142,13 +144,6 @@ pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
 }
 
 fn render(k: &Kernel) -> Result<Generated, Unsupported> {
-    if let Some(dims) = k.cluster.filter(|d| d.iter().product::<u32>() > 1) {
-        let line = k.roles.first().map_or(0, |r| r.func.pos.line);
-        return unsupported(
-            line,
-            format!("thread-block clusters of {dims:?} CTAs, which this target does not render yet"),
-        );
-    }
     let plan = Plan::new(k)?;
     let blackwell = plan.arch == Arch::Sm100a;
     let mut uses = Uses::default();
@@ -161,6 +156,21 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
             let PatKind::Ident { name, .. } = &p.pat.kind else {
                 return unsupported(p.pat.pos.line, "a role parameter that is not a name");
             };
+            if let (warpspec_ir::Ty::Ref { .. }, Some((field, f))) = (&p.ty, plan.field(name))
+                && f.stages == 1
+            {
+                // `name: &Tile<..>`: the shared field `name`, which no pipeline guards.
+                let view = body::View {
+                    field,
+                    stage: "0".into(),
+                    row0: "0".into(),
+                    rows: f.rows,
+                    cols: f.cols,
+                    transposed: false,
+                };
+                b.bind(name, Val::View(view));
+                continue;
+            }
             let ty_generic = endpoint_target(&p.ty);
             let val = match p.ty.name() {
                 Some("Ctx") => Val::Ctx,

@@ -225,8 +225,8 @@ impl Body<'_> {
             (Op::Store, Val::Ctx) if blackwell => self.store_tile(e),
             (Op::StoreRows, Val::Ctx) if blackwell => self.rows_tile(e, true),
             (Op::LoadRows, Val::Ctx) if blackwell => self.rows_tile(e, false),
-            (Op::TmaStore, Val::Ctx) => self.tma_store(e),
-            (Op::StoreWait, Val::Ctx) => {
+            (Op::TmaStore, Val::Ctx) if blackwell => self.tma_store(e),
+            (Op::StoreWait, Val::Ctx) if blackwell => {
                 // Waiting for every store group to have read shared memory is at least as
                 // strong as the DSL's wait for one group.
                 self.line(format!("// line {line}: wait until the TMA stores have read shared memory"));
@@ -272,7 +272,14 @@ impl Body<'_> {
             }
             (Op::TileT | Op::RefT, Val::View(v)) => Ok(Val::View(View { transposed: !v.transposed, ..v })),
             (Op::TileView, Val::View(v)) => Ok(Val::View(v)),
-            (_, r) => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
+            // Hopper: the epilogue through shared memory (`epilogue.rs`).
+            (Op::Store, Val::Ctx) => self.store_shared(e),
+            (Op::TmaStore, Val::Ctx) => self.tma_store_sm90(e),
+            (Op::StoreWait, Val::Ctx) => self.store_wait_sm90(e),
+            (op, r) => match self.cluster_op(op, e, &r) {
+                Some(v) => v,
+                None => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
+            },
         }
     }
 

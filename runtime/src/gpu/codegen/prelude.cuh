@@ -196,4 +196,136 @@ __device__ __forceinline__ void store_frag(const float (&d)[MB][NH], Out* out, i
         }
 }
 
+
+// ---------------------------------------------------------------- thread-block clusters
+
+/// The CTA's rank in its cluster (`%cluster_ctarank`).
+__device__ __forceinline__ int cluster_rank() {
+    ws::u32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return int(r);
+}
+
+/// CTAs per cluster (`%cluster_nctarank`).
+__device__ __forceinline__ int cluster_size() {
+    ws::u32 r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+    return int(r);
+}
+
+/// The cluster's index in the grid per axis (`%clusterid`) and the grid's clusters per axis
+/// (`%nclusterid`).
+__device__ __forceinline__ uint3 cluster_id() {
+    uint3 c;
+    asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(c.x));
+    asm volatile("mov.u32 %0, %%clusterid.y;" : "=r"(c.y));
+    asm volatile("mov.u32 %0, %%clusterid.z;" : "=r"(c.z));
+    return c;
+}
+__device__ __forceinline__ uint3 cluster_count() {
+    uint3 c;
+    asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(c.x));
+    asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(c.y));
+    asm volatile("mov.u32 %0, %%nclusterid.z;" : "=r"(c.z));
+    return c;
+}
+
+/// The cluster's linear index in the grid (x fastest) and the grid's clusters: the start
+/// and stride of a static round-robin persistent schedule.
+__device__ __forceinline__ int cluster_linear() {
+    const uint3 c = cluster_id(), n = cluster_count();
+    return int(c.x + n.x * (c.y + n.y * c.z));
+}
+__device__ __forceinline__ int clusters_total() {
+    const uint3 n = cluster_count();
+    return int(n.x * n.y * n.z);
+}
+
+/// The cluster barrier over every non-exited thread of every CTA of the cluster: arrive
+/// with release semantics (this thread's writes, and the mbarrier inits a
+/// `fence.mbarrier_init` ordered, become visible to the cluster), then wait with acquire.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/// Arrives once on the mbarrier at `bar`'s offset in the shared memory of cluster CTA
+/// `rank` (`mapa` into the cluster window, then a release at cluster scope).
+__device__ __forceinline__ void mbar_arrive_remote(ws::u64* bar, ws::u32 rank) {
+    asm volatile(
+        "{\n\t.reg .b32 remote;\n\t"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}" ::"r"(ws::smem_addr(bar)),
+        "r"(rank)
+        : "memory");
+}
+
+/// Arrives on `bar` in every cluster CTA whose bit is set in `mask`.
+__device__ __forceinline__ void mbar_arrive_cluster(ws::u64* bar, ws::u32 mask) {
+    for (ws::u32 rank = 0; mask != 0u; ++rank, mask >>= 1)
+        if (mask & 1u) mbar_arrive_remote(bar, rank);
+}
+
+/// 2D to 4D tile loads global -> shared delivered to the same shared offset of every
+/// cluster CTA in `mask`, each completing the box's bytes on the mbarrier at `bar`'s offset
+/// in that CTA.
+__device__ __forceinline__ void tma_load_multicast_2d(void* dst, const ws::TensorMap* map, ws::u64* bar,
+                                                      ws::u16 mask, ws::i32 c0, ws::i32 c1) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast_3d(void* dst, const ws::TensorMap* map, ws::u64* bar,
+                                                      ws::u16 mask, ws::i32 c0, ws::i32 c1, ws::i32 c2) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%4, %5, %6}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast_4d(void* dst, const ws::TensorMap* map, ws::u64* bar,
+                                                      ws::u16 mask, ws::i32 c0, ws::i32 c1, ws::i32 c2,
+                                                      ws::i32 c3) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+        : "memory");
+}
+
+// ---------------------------------------------------------------- epilogue through shared memory
+
+/// Byte offset of (row, byte) in a tile of `ROW_BYTES`-byte rows (64 or 128) laid out with
+/// TMA's matching swizzle: the 16-byte chunk index XORed with address bits 7-9 (128-byte
+/// rows: row % 8) or 7-8 (64-byte rows: (row / 2) % 4). The tile starts 1024-byte aligned.
+template <int ROW_BYTES>
+__device__ __forceinline__ ws::u32 swizzled(ws::u32 row, ws::u32 byte) {
+    const ws::u32 xr = ROW_BYTES == 128 ? (row & 7u) : ((row >> 1) & 3u);
+    return row * ROW_BYTES + ((((byte >> 4) ^ xr) << 4) | (byte & 15u));
+}
+
+/// Stores a fragment into rows `row0..` of a shared tile of `ROWS` rows, in the layout a TMA
+/// store of the tile reads: column panels of `PANEL_COLS` columns (`ROW_BYTES` bytes per
+/// row, swizzled), `ROWS * ROW_BYTES` bytes apart. `Out` is `float`, `Bf16` or `F16`.
+template <typename Out, int ROWS, int PANEL_COLS, int ROW_BYTES, int MB, int NH>
+__device__ __forceinline__ void store_frag_smem(const float (&d)[MB][NH], unsigned char* tile, int row0) {
+    const ws::u32 r0 = ws::u32(row0) + ws::acc_row(0), c0 = ws::acc_col(0);
+#pragma unroll
+    for (int mb = 0; mb < MB; ++mb)
+#pragma unroll
+        for (int i = 0; i < NH; i += 2) {
+            const ws::u32 r = r0 + ws::u32(mb * 64 + 8 * ((i >> 1) & 1));
+            const ws::u32 c = c0 + ws::u32(8 * (i >> 2));
+            const ws::u32 panel = c / PANEL_COLS, col = c % PANEL_COLS;
+            unsigned char* p = tile + panel * (ROWS * ROW_BYTES) + swizzled<ROW_BYTES>(r, col * sizeof(Out));
+            if constexpr (sizeof(Out) == 4) {
+                *reinterpret_cast<float2*>(p) = make_float2(d[mb][i], d[mb][i + 1]);
+            } else {
+                *reinterpret_cast<ws::u32*>(p) = Out::f16 ? ws::pack_f16x2(d[mb][i], d[mb][i + 1])
+                                                         : ws::pack_bf16x2(d[mb][i], d[mb][i + 1]);
+            }
+        }
+}
+
 }  // namespace wsg
