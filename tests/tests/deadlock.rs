@@ -107,3 +107,76 @@ fn a_named_barrier_short_of_threads_is_reported() {
     let balanced = short_named_barrier::Args { meetings: [3, 3] };
     emu::run::<short_named_barrier::Kernel>(Grid::new(1, 1, 1), &balanced).expect("balanced meetings finish");
 }
+
+/// A 2-CTA cluster whose producers multicast half of each stage's bytes to the CTAs of a mask
+/// given at launch: with the mask of both CTAs each `full` barrier receives both halves; with
+/// only the producer's own CTA in it, every CTA's `full` barrier waits for the peer's half,
+/// which never comes. The macro cannot see a launch-time mask.
+#[warpspec::kernel(cluster = [2, 1, 1])]
+mod runtime_mask {
+    use warpspec::prelude::*;
+
+    #[params]
+    pub struct Args {
+        pub x: Global<f32>,
+        pub mask_of_rank: [u16; 2],
+    }
+
+    #[shared]
+    pub struct Smem {
+        buf: Ring<Tile<f32, 64, 16>, 2>,
+    }
+
+    #[pipeline(tma, producer = load, consumer = math, guards = [buf], empty_arrivals = 2)]
+    pub struct Data;
+
+    #[role(warps = 1, regs = 40)]
+    pub async fn load(cx: &Ctx<'_, Args>, data: Producer<'_, Data>) {
+        let rank = cx.cluster_rank();
+        let mask = cx.args().mask_of_rank[rank];
+        cx.cluster_sync().await;
+        for _ in 0..3 {
+            let slot = data.acquire().await;
+            cx.tma_load_multicast(&cx.args().x, &[rank * 32, 0], slot.buf().rows::<32>(rank * 32), &slot, mask);
+            data.commit(slot);
+        }
+        cx.cluster_sync().await;
+    }
+
+    #[role(warpgroups = 1, regs = 232)]
+    pub async fn math(cx: &Ctx<'_, Args>, data: Consumer<'_, Data>) {
+        cx.cluster_sync().await;
+        for _ in 0..3 {
+            let full = data.wait().await;
+            data.release_cluster(full, 0b11);
+        }
+        cx.cluster_sync().await;
+    }
+}
+
+#[test]
+fn a_cluster_waiting_for_a_peer_multicast_never_sent_names_ctas_roles_and_barriers() {
+    let x = || Global::zeros(&[64, 16]);
+    let both = runtime_mask::Args { x: x(), mask_of_rank: [0b11, 0b11] };
+    emu::run::<runtime_mask::Kernel>(Grid::new(2, 1, 1), &both).expect("multicast to both CTAs finishes");
+    let own = runtime_mask::Args { x: x(), mask_of_rank: [0b01, 0b10] };
+    let start = Instant::now();
+    let err = emu::run::<runtime_mask::Kernel>(Grid::new(2, 1, 1), &own).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(5), "the deadlock must be reported promptly");
+    let EmuError::Deadlock(deadlock) = &err else { panic!("expected a deadlock, got {err}") };
+    assert_eq!(deadlock.kernel, "runtime_mask");
+    let text = err.to_string();
+    assert!(text.contains("deadlock in kernel `runtime_mask`, the cluster of CTA [0, 0, 0]"), "{text}");
+    // Each CTA's consumer waits on its own `full` barrier with the peer's half outstanding.
+    for rank in 0..2 {
+        let math = deadlock
+            .blocked
+            .iter()
+            .find(|b| b.role == "math" && b.cta == Some(rank))
+            .unwrap_or_else(|| panic!("CTA rank {rank}'s `math` is blocked: {text}"));
+        assert_eq!(math.barrier(), "`Data.full[0]`", "{text}");
+        let waiting = math.waiting_for();
+        assert!(waiting.contains("2048 transaction bytes outstanding"), "{waiting}");
+        assert!(text.contains(&format!("CTA rank {rank}, warps 1-4 (`math` #0) waits on `Data.full[0]`")), "{text}");
+    }
+}

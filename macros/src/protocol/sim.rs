@@ -14,6 +14,7 @@
 //! [`deadlock`].
 
 mod barriers;
+mod cluster;
 mod deadlock;
 mod races;
 
@@ -542,6 +543,10 @@ impl<'s, 'a> Sim<'s, 'a> {
                 }
             }
             if let Some((site, role)) = over {
+                if self.an.table.ranks > 1 {
+                    self.report_cluster_arrivals(bar, site, role, &phases);
+                    continue;
+                }
                 let n = self.insts.iter().filter(|x| x.trace.role == role).count();
                 let b = self.an.table.bars.get(bar);
                 let count = b.and_then(|b| b.count).unwrap_or(0);
@@ -635,14 +640,38 @@ impl<'s, 'a> Sim<'s, 'a> {
         } else {
             "the extra bytes complete on a phase that does not expect them"
         };
+        let peer = if tx > 0 { self.peer_multicasts(bar, index) } else { Vec::new() };
+        let fix = match peer.first() {
+            Some(&(_, site, _)) => {
+                let missing: Vec<String> = peer
+                    .iter()
+                    .map(|&(i, s, b)| format!("{} copies {b} B at {} onto its own CTA only", self.who(i), self.cite(s)))
+                    .collect();
+                let own = self.an.table.bars.get(bar).and_then(|b| b.rank).unwrap_or(0);
+                let all = (1u32 << self.an.table.ranks.min(16)) - 1;
+                let reason = format!(
+                    "in the cluster, {}, so the bytes it would multicast to CTA rank {own} never come; name CTA rank {own} in the mask of that multicast (every CTA of the cluster: `{all:#b}`), so each CTA receives its peers' share of the stage",
+                    missing.join(", ")
+                );
+                Some((site, reason))
+            }
+            None => None,
+        };
         let message = format!(
-            "transaction bytes do not balance on {}: its arrivals expect {expected} ({}) but the TMA loads onto it copy {copied} ({}), so {effect}{}; expect exactly the bytes of the tiles copied onto the barrier",
+            "transaction bytes do not balance on {}: its arrivals expect {expected} ({}) but the TMA loads onto it copy {copied} ({}), so {effect}{}; {}",
             self.an.table.slot(bar, index),
             if expecting.is_empty() { "none".into() } else { expecting.join(", ") },
             if loads.is_empty() { "none".into() } else { loads.join(", ") },
-            self.scenario()
+            self.scenario(),
+            fix.as_ref().map_or("expect exactly the bytes of the tiles copied onto the barrier", |(_, r)| r.as_str()),
         );
-        self.global(format!("bytes:{bar}"), loc, message, &[bar]);
+        let (key, loc) = match fix {
+            Some((site, _)) => {
+                (format!("bytes:{}", bar % self.an.table.bars_per_cta.max(1)), self.loc(site).unwrap_or(loc))
+            }
+            None => (format!("bytes:{bar}"), loc),
+        };
+        self.global(key, loc, message, &[bar]);
     }
 
     /// Threads declared per use of each named barrier vs the threads that use it. Fewer

@@ -11,6 +11,8 @@
 pub mod source {
     /// The cluster size limits.
     pub const CLUSTER_CTAS: &str = "CUDA C++ Programming Guide, Thread Block Clusters: 8 thread blocks per cluster is the portable maximum; H100-class GPUs (compute capability 9.0) allow up to 16 when the kernel opts in to non-portable sizes (cudaFuncAttributeNonPortableClusterSizeAllowed)";
+    /// Where a cluster's CTAs run.
+    pub const GPC: &str = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Thread Block Clusters and H100 SM architecture: the thread blocks of a cluster are guaranteed to be co-scheduled on the SMs of one GPC; the full GH100 has 8 GPCs of 9 TPCs with 2 SMs each (18 SMs per GPC), of which H100 SXM5 enables 132 SMs";
     /// The multicast mask.
     pub const CTA_MASK: &str =
         "PTX ISA, cp.async.bulk.tensor: `.multicast::cluster` takes a 16-bit ctaMask, one bit per destination CTA rank";
@@ -141,6 +143,16 @@ impl ClusterShape {
         ((1u32 << self.ctas()) - 1) as u16
     }
 
+    /// Clusters of this shape a GPU holds at once when its GPCs have `gpc_sms` SMs each and
+    /// an SM holds `ctas_per_sm` CTAs of the kernel: every CTA of a cluster runs on an SM of
+    /// one GPC ([`source::GPC`]), so a GPC holds `floor(SMs x ctas_per_sm / CTAs)` clusters
+    /// and SMs left over in a GPC stay idle. A launch of more clusters runs in waves of this
+    /// many.
+    pub fn resident_clusters(self, gpc_sms: &[u32], ctas_per_sm: u32) -> u64 {
+        let ctas = u64::from(self.ctas().max(1));
+        gpc_sms.iter().map(|&sms| u64::from(sms) * u64::from(ctas_per_sm) / ctas).sum()
+    }
+
     /// The ranks a multicast mask names, or the first rank outside the cluster.
     pub fn ranks(self, mask: u16) -> Result<Vec<u32>, u32> {
         let ranks: Vec<u32> = (0..16).filter(|r| mask & (1 << r) != 0).collect();
@@ -176,5 +188,20 @@ mod tests {
         assert_eq!(c.all(), 0b1111);
         assert_eq!(c.ranks(0b0101), Ok(vec![0, 2]));
         assert_eq!(c.ranks(0b1_0001), Err(4));
+    }
+
+    #[test]
+    fn clusters_fill_gpcs_and_leftover_sms_stay_idle() {
+        // 132 SMs as two GPCs of 18 and six of 16: pairs use every SM.
+        let gpcs = [18, 18, 16, 16, 16, 16, 16, 16];
+        let pair = ClusterShape::new([2, 1, 1]).unwrap();
+        assert_eq!(pair.resident_clusters(&gpcs, 1), 66);
+        assert_eq!(pair.resident_clusters(&gpcs, 2), 132);
+        // Clusters of 4 leave two SMs of each 18-SM GPC idle; of 16, one per GPC.
+        assert_eq!(ClusterShape::new([4, 1, 1]).unwrap().resident_clusters(&gpcs, 1), 32);
+        assert_eq!(ClusterShape::new([16, 1, 1]).unwrap().resident_clusters(&gpcs, 1), 8);
+        // A single CTA is a cluster of one: every SM's CTAs.
+        assert_eq!(ClusterShape::SINGLE.resident_clusters(&gpcs, 3), 396);
+        assert_eq!(pair.resident_clusters(&[], 1), 0);
     }
 }

@@ -66,9 +66,8 @@ impl<'a> Run<'_, 'a> {
             }
             Op::TmaLoadMulticast => {
                 self.check_cluster_op(call, op);
-                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
-                    self.tma_multicast(call, &operands.get("dst"), &operands.get("on"), &ranks);
-                }
+                let ranks = self.mask(call, &operands.get("mask"));
+                self.tma_multicast(call, &operands.get("dst"), &operands.get("on"), &ranks);
                 Val::Unknown
             }
             Op::ClusterSync => {
@@ -276,20 +275,17 @@ impl<'a> Run<'_, 'a> {
             }
             (End::Consumer(p), Op::ReleaseCluster) => {
                 self.check_cluster_op(call, op);
-                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
-                    self.hand_over_to(call, p, &operands.get("full"), Handover::Release, &ranks);
-                }
+                let ranks = self.mask(call, &operands.get("mask"));
+                self.hand_over_to(call, p, &operands.get("full"), Handover::Release, &ranks);
                 Val::Unknown
             }
             (End::Arriver(b), Op::ArriveCluster) => {
                 self.check_cluster_op(call, op);
                 let site = self.site(call);
                 let Some(index) = self.index(b, &operands.get("index"), site) else { return Val::Unknown };
-                if let Some(ranks) = self.mask(call, &operands.get("mask")) {
-                    for r in ranks {
-                        let bar = self.an.table.on_rank(b, r);
-                        self.event_on(EventKind::Arrive { bar, index, tx: 0 }, site);
-                    }
+                for r in self.mask(call, &operands.get("mask")) {
+                    let bar = self.an.table.on_rank(b, r);
+                    self.event_on(EventKind::Arrive { bar, index, tx: 0 }, site);
                 }
                 Val::Unknown
             }
@@ -491,6 +487,7 @@ impl<'a> Run<'_, 'a> {
             tok.loaded = None;
         }
         if let EventKind::Tma { bar, index, bytes } = event.kind {
+            self.trace.multicasts.push(event.site);
             for &r in ranks {
                 let bar = self.an.table.on_rank(bar, r);
                 self.event_on(EventKind::Tma { bar, index, bytes }, event.site);
@@ -498,15 +495,21 @@ impl<'a> Run<'_, 'a> {
         }
     }
 
-    /// The ranks a CTA mask names, reporting a mask the text does not decide or one that
-    /// names a rank outside the cluster.
-    pub(super) fn mask(&mut self, call: &Expr, mask: &Val) -> Option<Vec<usize>> {
+    /// The ranks a CTA mask names. A mask the text does not decide, or one that names a rank
+    /// outside the cluster (reported), stops the run being a proof and names every CTA.
+    pub(super) fn mask(&mut self, call: &Expr, mask: &Val) -> Vec<usize> {
         let site = self.site(call);
-        let Some((m, _)) = self.num(mask) else {
-            self.abort("a CTA mask the checker cannot evaluate");
-            return None;
-        };
         let ranks = self.an.table.ranks;
+        let Some((m, true)) = self.num(mask) else {
+            // A mask the text does not decide (a launch argument, a value loaded at run
+            // time): the run stops being a proof, and goes on as if every CTA were named.
+            self.abort("a CTA mask the checker cannot evaluate");
+            return (0..ranks).collect();
+        };
+        if self.an.model.kernel.cluster.is_none() {
+            // `check_cluster_op` reported the operation: the CTA is a cluster of one.
+            return vec![self.rank];
+        }
         let outside = (0..16).find(|&r| m & (1 << r) != 0 && r >= ranks);
         if m <= 0 || m >= 1 << 16 || outside.is_some() {
             let loc = self.site_loc(site);
@@ -524,10 +527,12 @@ impl<'a> Run<'_, 'a> {
                 self.who()
             );
             self.finding(format!("mask:{site}"), loc, message, &[]);
+            // Reported: the run goes on as if every CTA were named, so the slot is neither
+            // short of bytes nor dropped on account of the same mistake.
             self.abort("a CTA mask outside the cluster");
-            return None;
+            return (0..ranks).collect();
         }
-        Some((0..ranks).filter(|&r| m & (1 << r) != 0).collect())
+        (0..ranks).filter(|&r| m & (1 << r) != 0).collect()
     }
 
     /// Reports a cluster operation in a kernel without a cluster shape.

@@ -139,6 +139,7 @@ impl<'r, 'a> Run<'r, 'a> {
                 sized: false,
                 infeasible: false,
                 wait_ld: Vec::new(),
+                multicasts: Vec::new(),
             },
         }
     }

@@ -175,4 +175,6 @@ pub struct Trace {
     /// the load's site and the arrival's. A lowering must wait for the load
     /// (`tcgen05.wait::ld`) before such an arrival.
     pub wait_ld: Vec<(usize, usize)>,
+    /// Sites of the TMA multicast loads it issued.
+    pub multicasts: Vec<usize>,
 }
