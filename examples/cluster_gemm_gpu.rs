@@ -151,11 +151,11 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     // Not tile multiples in any dimension; few clusters, so each walks several tiles; then
     // the machine-wide grid.
     for (s, c) in [
-        ([600, 200, 150], 2),
+        ([600, 200, 152], 2),
         ([1000, 1000, 1000], 3),
         ([1000, 1000, 1000], clusters),
         ([2048, 2048, 512], clusters),
-        ([4000, 3000, 700], clusters),
+        ([4000, 3000, 696], clusters),
     ] {
         ok &= check_once(&cuda, s, c, &mut rng)?;
     }

@@ -22,12 +22,14 @@ echo "== checks" | tee "$LOG"
 timeout 120 ./cluster_gemm_gpu --check-only --source "$OUT/cluster_gemm.cu" 2>&1 | tee -a "$LOG"
 status=$?
 echo "checks: exit status $status" | tee -a "$LOG"
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in racecheck synccheck; do
-    echo "== compute-sanitizer --tool $tool on one small launch" | tee -a "$LOG"
-    timeout 150 "$SAN" --tool "$tool" ./cluster_gemm_gpu --one 2>&1 | tail -25 | tee -a "$LOG"
-    echo "$tool: exit status $?" | tee -a "$LOG"
-done
+if [ "$status" = 0 ]; then
+    SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in racecheck synccheck; do
+        echo "== compute-sanitizer --tool $tool on one small launch" | tee -a "$LOG"
+        timeout 150 "$SAN" --tool "$tool" ./cluster_gemm_gpu --one 2>&1 | tail -25 | tee -a "$LOG"
+        echo "$tool: exit status $?" | tee -a "$LOG"
+    done
+fi
 if [ "$status" = 0 ]; then
     echo "== bench" | tee -a "$LOG"
     timeout 300 ./cluster_gemm_gpu --sustained-s "${SUSTAINED_S:-3}" --csv "$OUT/cluster_gemm_gpu.csv" 2>&1 | tee -a "$LOG"
