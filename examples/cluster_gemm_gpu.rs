@@ -8,14 +8,14 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
-use warpspec::dsl::Global;
-use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, Phase, render};
+use warpspec::dsl::{DType, Global};
+use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, render};
 use warpspec::gpu::{Cublas, Cuda};
 use warpspec::{Target, bf16};
 use warpspec_examples::cluster_gemm::{self, cluster_gemm as kernel};
+use warpspec_examples::gpu_gemm::{check, random, ratios, size, tolerance};
 
 /// Command line.
 #[derive(Parser, Debug)]
@@ -62,51 +62,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn size(s: &str) -> Result<[usize; 3], String> {
-    let d: Vec<usize> = s.split(['x', 'X']).filter_map(|p| p.trim().parse().ok()).filter(|&v| v > 0).collect();
-    match d[..] {
-        [m, n, k] => Ok([m, n, k]),
-        _ => Err(format!("{s:?} is not MxNxK")),
-    }
-}
-
-fn random(rng: &mut ChaCha8Rng, len: usize) -> Vec<f32> {
-    (0..len).map(|_| bf16::from_f32(rng.gen_range(-1.0f32..1.0)).to_f32()).collect()
-}
-
-/// Max |C - ref| / max |ref| against f64 over the same bf16 inputs, and non-finite outputs.
-fn check(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &[f32]) -> (f64, usize) {
-    let rows: Vec<(f64, f64, usize)> = (0..m)
-        .into_par_iter()
-        .map(|i| {
-            let mut row = vec![0f64; n];
-            for p in 0..k {
-                let x = a[i * k + p] as f64;
-                for (j, r) in row.iter_mut().enumerate() {
-                    *r += x * b[p * n + j] as f64;
-                }
-            }
-            let (mut err, mut norm, mut bad) = (0f64, 0f64, 0);
-            for j in 0..n {
-                let v = c[i * n + j];
-                if !v.is_finite() {
-                    bad += 1;
-                }
-                err = err.max((v as f64 - row[j]).abs());
-                norm = norm.max(row[j].abs());
-            }
-            (err, norm, bad)
-        })
-        .collect();
-    let err = rows.iter().map(|r| r.0).fold(0.0, f64::max);
-    let norm = rows.iter().map(|r| r.1).fold(0.0, f64::max);
-    (err / norm.max(1e-30), rows.iter().map(|r| r.2).sum())
-}
-
-/// f32 accumulation, then one rounding to bf16 (half a unit in the last place, 2^-9 of the
-/// value, bounded by the largest value).
-const TOLERANCE: f64 = 1e-4 + 1.0 / 256.0;
-
 /// Runs `cluster_gemm` once on `[m, n, k]` over `clusters` persistent clusters and checks it;
 /// C starts as NaN, so a tile left unwritten fails.
 fn check_once(
@@ -123,10 +78,11 @@ fn check_once(
     let report = cuda.launch::<kernel::Kernel>(grid, &kernel::Args { a, b, c: c.clone() })?;
     let out = c.to_f32_vec().unwrap_or_default();
     let (rel, bad) = check(m, n, k, &ha, &hb, &out);
-    let pass = rel < TOLERANCE && bad == 0;
+    let pass = rel < tolerance(DType::Bf16) && bad == 0;
     println!(
-        "cluster_gemm {m}x{n}x{k} on {} CTAs: rel. error {rel:.2e} (tolerance {TOLERANCE:.1e}), non-finite {bad}, {:?}, {} us: {}",
+        "cluster_gemm {m}x{n}x{k} on {} CTAs: rel. error {rel:.2e} (tolerance {:.1e}), non-finite {bad}, {:?}, {} us: {}",
         grid.dims[0],
+        tolerance(DType::Bf16),
         report.resources,
         report.elapsed.as_micros(),
         if pass { "PASS" } else { "FAIL" }
@@ -193,28 +149,10 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     print!("{}", render::table(&results));
-    print!("{}", ratios(&results));
+    print!("{}", ratios(&results, "cluster_gemm", "same inputs, bf16 C"));
     if let Some(path) = &args.csv {
         let rows: Vec<String> = results.iter().flat_map(render::phase_rows).collect();
         std::fs::write(path, format!("{}\n{}\n", render::PHASE_HEADER, rows.join("\n")))?;
     }
     Ok(())
-}
-
-/// `cluster_gemm` against cuBLAS at the same size: burst and sustained ratios of the
-/// phases' steady times (above 1: faster than cuBLAS).
-fn ratios(results: &[Measurement]) -> String {
-    let mut out = String::from("\ncluster_gemm / cuBLAS (same inputs, bf16 C): burst, sustained\n");
-    for ours in results.iter().filter(|m| m.name.starts_with("cluster_gemm ")) {
-        let theirs = ours.name.replacen("cluster_gemm ", "cublas ", 1);
-        let Some(vendor) = results.iter().find(|m| m.name == theirs) else { continue };
-        let ratio = |a: &Phase, b: &Phase| b.steady_ms / a.steady_ms;
-        out += &format!(
-            "{:<44} {:.3}  {:.3}\n",
-            ours.name,
-            ratio(&ours.burst, &vendor.burst),
-            ratio(&ours.sustained, &vendor.sustained)
-        );
-    }
-    out
 }

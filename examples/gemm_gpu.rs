@@ -8,15 +8,15 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
-use warpspec::dsl::{DType, Element, Global, Kernel};
-use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, Phase, render};
+use warpspec::dsl::{Element, Global, Kernel};
+use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, render};
 use warpspec::gpu::{Cublas, Cuda};
 use warpspec::{Grid, Target, bf16};
 use warpspec_examples::gemm::{self, ws_gemm, ws_gemm_bf16};
 use warpspec_examples::gemm_tradeoff as t;
+use warpspec_examples::gpu_gemm::{self, check, random, size, tolerance};
 
 /// Command line.
 #[derive(Parser, Debug)]
@@ -57,58 +57,6 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn size(s: &str) -> Result<[usize; 3], String> {
-    let d: Vec<usize> = s.split(['x', 'X']).filter_map(|p| p.trim().parse().ok()).filter(|&v| v > 0).collect();
-    match d[..] {
-        [m, n, k] => Ok([m, n, k]),
-        _ => Err(format!("{s:?} is not MxNxK")),
-    }
-}
-
-fn random(rng: &mut ChaCha8Rng, len: usize) -> Vec<f32> {
-    (0..len).map(|_| bf16::from_f32(rng.gen_range(-1.0f32..1.0)).to_f32()).collect()
-}
-
-/// Max |C - ref| / max |ref| against f64 over the same bf16 inputs, and non-finite outputs.
-fn check(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &[f32]) -> (f64, usize) {
-    let rows: Vec<(f64, f64, usize)> = (0..m)
-        .into_par_iter()
-        .map(|i| {
-            let mut row = vec![0f64; n];
-            for p in 0..k {
-                let x = a[i * k + p] as f64;
-                for (j, r) in row.iter_mut().enumerate() {
-                    *r += x * b[p * n + j] as f64;
-                }
-            }
-            let (mut err, mut norm, mut bad) = (0f64, 0f64, 0);
-            for j in 0..n {
-                let v = c[i * n + j];
-                if !v.is_finite() {
-                    bad += 1;
-                }
-                err = err.max((v as f64 - row[j]).abs());
-                norm = norm.max(row[j].abs());
-            }
-            (err, norm, bad)
-        })
-        .collect();
-    let err = rows.iter().map(|r| r.0).fold(0.0, f64::max);
-    let norm = rows.iter().map(|r| r.1).fold(0.0, f64::max);
-    (err / norm.max(1e-30), rows.iter().map(|r| r.2).sum())
-}
-
-/// Relative error a result may have against f64: f32 accumulation over `k` for an f32 C;
-/// for a bf16 or f16 C, the rounding of the stored value on top (half a unit in the last
-/// place: 2^-9 and 2^-12 of the value, bounded here by the row's largest value).
-fn tolerance(out: DType) -> f64 {
-    match out {
-        DType::F32 => 1e-4,
-        DType::F16 => 1e-4 + 2f64.powi(-11),
-        DType::Bf16 => 1e-4 + 2f64.powi(-8),
     }
 }
 
@@ -227,7 +175,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     print!("{}", render::table(&results));
-    print!("{}", ratios(&results));
+    print!("{}", gpu_gemm::ratios(&results, "ws_gemm", "same inputs, same C type"));
     if let Some(path) = &args.csv {
         let rows: Vec<String> = results.iter().flat_map(render::phase_rows).collect();
         std::fs::write(path, format!("{}\n{}\n", render::PHASE_HEADER, rows.join("\n")))?;
@@ -273,22 +221,4 @@ fn measure_size(
         cublas.gemm_bf16_tn(&da, &db, &c16, (m, n, k))
     })?);
     Ok(results)
-}
-
-/// `ws_gemm` against cuBLAS writing the same C type at the same size: burst and sustained
-/// TFLOP/s ratios (each phase's steady time), from the names `measure_size` gives.
-fn ratios(results: &[Measurement]) -> String {
-    let mut out = String::from("\nws_gemm / cuBLAS (same inputs, same C type): burst, sustained\n");
-    for ours in results.iter().filter(|m| m.name.starts_with("ws_gemm ")) {
-        let theirs = ours.name.replacen("ws_gemm ", "cublas ", 1);
-        let Some(vendor) = results.iter().find(|m| m.name == theirs) else { continue };
-        let ratio = |a: &Phase, b: &Phase| b.steady_ms / a.steady_ms;
-        out += &format!(
-            "{:<44} {:.3}  {:.3}\n",
-            ours.name,
-            ratio(&ours.burst, &vendor.burst),
-            ratio(&ours.sustained, &vendor.sustained)
-        );
-    }
-    out
 }

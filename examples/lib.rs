@@ -8,4 +8,5 @@ pub mod cluster_gemm;
 pub mod gemm;
 #[path = "gemm_tradeoff_kernels.rs"]
 pub mod gemm_tradeoff;
+pub mod gpu_gemm;
 pub mod reference;

@@ -19,6 +19,7 @@ use warpspec::gpu::bench::{Bench, BenchConfig, Measurement, render};
 use warpspec::gpu::{Cublas, Cuda};
 use warpspec::{Grid, Target, bf16};
 use warpspec_examples::attention::Tensors;
+use warpspec_examples::gpu_gemm::check;
 
 use crate::kernels::{self, GemmTensors, Launch};
 use crate::split::{Config, Work};
@@ -45,33 +46,6 @@ fn random(seed: u64, len: usize) -> Vec<f32> {
         }
     });
     out
-}
-
-/// Max |C - ref| / max |ref| against f64 over the same bf16 inputs, and non-finite outputs.
-fn check(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &[f32]) -> (f64, usize) {
-    let rows: Vec<(f64, f64, usize)> = (0..m)
-        .into_par_iter()
-        .map(|i| {
-            let mut row = vec![0f64; n];
-            for p in 0..k {
-                let x = f64::from(a[i * k + p]);
-                for (j, r) in row.iter_mut().enumerate() {
-                    *r += x * f64::from(b[p * n + j]);
-                }
-            }
-            let (mut err, mut norm, mut bad) = (0f64, 0f64, 0);
-            for j in 0..n {
-                let v = c[i * n + j];
-                bad += usize::from(!v.is_finite());
-                err = err.max((f64::from(v) - row[j]).abs());
-                norm = norm.max(row[j].abs());
-            }
-            (err, norm, bad)
-        })
-        .collect();
-    let err = rows.iter().map(|r| r.0).fold(0.0, f64::max);
-    let norm = rows.iter().map(|r| r.1).fold(0.0, f64::max);
-    (err / norm.max(1e-30), rows.iter().map(|r| r.2).sum())
 }
 
 /// Whether the CUDA generator renders the kernel: `Err` with its message if not.
