@@ -66,11 +66,13 @@ pub enum Code {
     TensorMemory,
     /// A plain shared-memory store racing an in-flight asynchronous read.
     SharedRace,
+    /// An arrival or multicast onto a peer CTA that may land after the peer exited.
+    PeerExit,
 }
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 25] = [
+    pub const ALL: [Code; 26] = [
         Code::Cycle,
         Code::Starved,
         Code::Skipped,
@@ -96,6 +98,7 @@ impl Code {
         Code::Declaration,
         Code::TensorMemory,
         Code::SharedRace,
+        Code::PeerExit,
     ];
 
     /// Its number: `WS0001` is 1.
@@ -127,6 +130,7 @@ impl Code {
             "wgmma-warps" => Code::WarpgroupMma,
             "tmem" => Code::TensorMemory,
             "smem-race" => Code::SharedRace,
+            "peer-exit" => Code::PeerExit,
             _ => Code::Declaration,
         }
     }

@@ -104,6 +104,9 @@ mod vllm_xpu_411;
 #[path = "../corpus/cuml_6578.rs"]
 mod cuml_6578;
 
+#[path = "../corpus/triton_10656.rs"]
+mod triton_10656;
+
 /// Runs `K` on one CTA with the default options.
 fn run<K: Kernel>(params: &K::Params) -> Result<EmuReport, emu::EmuError> {
     emu::run::<K>(Grid::new(1, 1, 1), params)
@@ -166,6 +169,10 @@ fn fixed_twins_run_clean_at_every_size() {
             .unwrap_or_else(|e| panic!("{e}"));
         run::<vllm_xpu_411::fixed::Kernel>(&vllm_xpu_411::fixed::Args { chunks: n }).unwrap_or_else(|e| panic!("{e}"));
         run::<cuml_6578::fixed::Kernel>(&cuml_6578::fixed::Args { rows: n }).unwrap_or_else(|e| panic!("{e}"));
+        // A cluster of two CTAs, each multicasting its half of every stage to both.
+        let x = Global::from_f32(&[64, 16], &vec![1.0; 64 * 16]).unwrap_or_else(|| panic!("x"));
+        let cluster = triton_10656::fixed::Args { x, steps: n };
+        emu::run::<triton_10656::fixed::Kernel>(Grid::new(2, 1, 1), &cluster).unwrap_or_else(|e| panic!("{e}"));
     }
     run::<quack_146::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
     let o = flash_attention_1344::fixed::Args { o: Global::zeros(&[128, 64]) };

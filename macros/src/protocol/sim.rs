@@ -87,6 +87,7 @@ pub fn simulate(an: &Analysis<'_>, scen: &Scenario, traces: &[Trace]) {
     sim.report_lapped();
     if finished {
         sim.report_leftover_bytes();
+        sim.report_peer_exit();
     } else {
         sim.report_deadlock();
     }
@@ -116,6 +117,8 @@ struct Sim<'s, 'a> {
     reported: bool,
     /// Accesses of unguarded on-chip buffers.
     accesses: Accesses,
+    /// Arrivals and TMA bytes onto a peer CTA's barriers.
+    peer_ops: Vec<cluster::PeerOp>,
 }
 
 impl<'s, 'a> Sim<'s, 'a> {
@@ -161,6 +164,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             flagged,
             reported: false,
             accesses: Accesses::default(),
+            peer_ops: Vec::new(),
         })
     }
 
@@ -205,6 +209,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             EventKind::Arrive { bar, index, tx } => {
                 self.tick(i);
                 let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
+                self.note_peer_op(i, event.site, bar, &clock);
                 if let Some(barrier) = self.barriers.get_mut(bar).and_then(|s| s.get_mut(index)) {
                     barrier.arrive(i, event.site, event.visit, &clock, tx);
                 }
@@ -213,6 +218,7 @@ impl<'s, 'a> Sim<'s, 'a> {
             EventKind::Tma { bar, index, bytes } => {
                 self.tick(i);
                 let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
+                self.note_peer_op(i, event.site, bar, &clock);
                 if let Some(barrier) = self.barriers.get_mut(bar).and_then(|s| s.get_mut(index)) {
                     barrier.load(i, event.site, &clock, bytes);
                 }

@@ -9,7 +9,9 @@ use crate::{model, parse};
 fn check(found: &Found) -> (Vec<String>, super::Coverage) {
     let errors = Errors::default();
     let Ok(module) = syn::parse2(found.item.clone()) else { return (vec!["not a module".into()], Default::default()) };
-    let kernel = parse::parse(module, &errors);
+    let attr = crate::attr::parse(found.attr.clone(), &errors);
+    let mut kernel = parse::parse(module, &errors);
+    kernel.cluster = attr.cluster;
     let model = model::Model::build(&kernel, &errors);
     let lowered = crate::lower::lower(&model, &errors);
     crate::check::check(&model, lowered.as_ref(), &errors, true);
@@ -26,7 +28,9 @@ fn workspace_kernels_check_cleanly_and_whole() {
     let kernels = workspace_kernels();
     assert!(kernels.len() >= 3, "found only {} kernels", kernels.len());
     let mut failures = Vec::new();
-    for found in kernels.iter().filter(|k| k.attr.is_empty()) {
+    // `#[kernel(unchecked)]` opts out of the protocol checks; every other attribute is honoured.
+    let checked = |k: &&Found| !crate::attr::parse(k.attr.clone(), &Errors::default()).unchecked;
+    for found in kernels.iter().filter(checked) {
         let (messages, coverage) = check(found);
         if !messages.is_empty() {
             failures.push(format!("{}: {messages:#?}", found.name));

@@ -1,8 +1,15 @@
 //! Findings particular to thread-block clusters: arrivals from the CTAs of a mask on a barrier
-//! that counts fewer of them, and the bytes a peer's multicast leaves out.
+//! that counts fewer of them, the bytes a peer's multicast leaves out, and arrivals or bytes
+//! onto a peer CTA that nothing orders before that CTA exits.
+
+use warpspec_hw::VectorClock;
 
 use super::barriers::Arrival;
 use super::{EventKind, Sim, role_name};
+
+/// An arrival or TMA load onto a barrier of another CTA of the cluster, as it happened: the
+/// instance, the site, the barrier and the instance's clock at it.
+pub(super) type PeerOp = (usize, usize, usize, VectorClock);
 
 impl Sim<'_, '_> {
     /// Too many arrivals per phase on a barrier of a cluster's CTA: the instances of `role`
@@ -97,5 +104,51 @@ impl Sim<'_, '_> {
             }
         }
         found
+    }
+}
+
+impl Sim<'_, '_> {
+    /// Records instance `i`'s arrival or TMA load at `site` onto `bar` when `bar` belongs to
+    /// another CTA of the cluster.
+    pub(super) fn note_peer_op(&mut self, i: usize, site: usize, bar: usize, clock: &VectorClock) {
+        let own = self.insts.get(i).map(|x| x.trace.rank);
+        let target = self.an.table.bars.get(bar).and_then(|b| b.rank);
+        if target.is_some() && own != target {
+            self.peer_ops.push((i, site, bar, clock.clone()));
+        }
+    }
+
+    /// An arrival or multicast onto a peer CTA's barrier that no instance of that CTA has
+    /// seen by the time it finished: the peer may have exited, its shared memory (and the
+    /// barrier in it) released, when the operation lands. One finding per site.
+    pub(super) fn report_peer_exit(&mut self) {
+        if self.insts.iter().any(|x| x.trace.aborted.is_some()) {
+            return;
+        }
+        let mut seen: Vec<usize> = Vec::new();
+        for (i, site, bar, clock) in std::mem::take(&mut self.peer_ops) {
+            let Some(target) = self.an.table.bars.get(bar).and_then(|b| b.rank) else { continue };
+            let ordered = self.insts.iter().any(|x| x.trace.rank == target && x.clock.dominates(&clock));
+            if ordered || seen.contains(&site) {
+                continue;
+            }
+            seen.push(site);
+            let Some(loc) = self.loc(site) else { continue };
+            let what = match self.insts.get(i).and_then(|x| x.trace.events.iter().find(|e| e.site == site)) {
+                Some(e) if matches!(e.kind, EventKind::Tma { .. }) => "multicasts bytes onto",
+                _ => "arrives on",
+            };
+            let message = format!(
+                "{} {what} {} at {}, but no instance of CTA rank {target} waits for that before it finishes{}, so CTA rank {target} may have exited, and its shared memory been released, when the operation lands: an access to a CTA of the cluster that has exited is an illegal access (`cluster target block not present`)",
+                self.who(i),
+                self.an.table.bar(bar),
+                self.cite(site),
+                self.scenario(),
+            );
+            let message = format!(
+                "{message}; end every role with `cx.cluster_sync().await` after its last cluster operation, so that no CTA exits while a peer may still arrive on it or copy into it"
+            );
+            self.global(format!("peer-exit:{site}"), loc, message, &[]);
+        }
     }
 }
