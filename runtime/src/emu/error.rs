@@ -203,6 +203,15 @@ pub enum ViolationKind {
         /// Threads it expects.
         threads: u32,
     },
+    /// An arrival or multicast onto another CTA of the cluster that no instance of that CTA
+    /// had seen by the time it finished: on the GPU the CTA may have exited, and its shared
+    /// memory been released, when it lands.
+    PeerMayHaveExited {
+        /// The peer's barrier it lands on.
+        barrier: BarrierRef,
+        /// Where it was issued.
+        at: Option<&'static Location<'static>>,
+    },
     /// An instance finished with asynchronous operations it never waited for.
     AsyncPendingAtExit {
         /// Warpgroup MMA groups still in flight.
@@ -461,6 +470,18 @@ impl fmt::Display for ViolationKind {
                 "the CTA finished with named barrier `{name}` (id {id}) part-way: {arrived} of {threads} threads \
                  arrived; every role instance that uses it must reach it"
             ),
+            ViolationKind::PeerMayHaveExited { barrier, at } => {
+                write!(f, "an arrival or multicast onto {barrier}")?;
+                if let Some(at) = at {
+                    write!(f, " (at {}:{})", at.file(), at.line())?;
+                }
+                write!(
+                    f,
+                    " that no instance of that CTA waited for before it finished: on the GPU the CTA may have \
+                     exited, and its shared memory been released, when it lands (an illegal access); end every \
+                     role with `cx.cluster_sync()` after its last cluster operation"
+                )
+            }
             ViolationKind::AsyncPendingAtExit { mma_groups, stores } => write!(
                 f,
                 "the instance finished with {mma_groups} warpgroup MMA group(s) and {stores} TMA store(s) in \

@@ -58,6 +58,7 @@ mod error;
 mod explore;
 pub mod memory;
 mod monitor;
+mod peer;
 mod race;
 mod schedule;
 mod state;

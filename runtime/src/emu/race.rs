@@ -210,6 +210,11 @@ impl Races {
         3 * self.instances + self.barriers + who
     }
 
+    /// Instance `who`'s clock.
+    pub fn clock(&self, who: usize) -> &VectorClock {
+        &self.clocks[who]
+    }
+
     fn agent(&self, component: usize) -> Agent {
         let (n, b) = (self.instances, self.barriers);
         match component {

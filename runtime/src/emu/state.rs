@@ -114,6 +114,8 @@ pub(super) struct CtaState {
     last_phase: Vec<i64>,
     named: Vec<NamedBarrier>,
     races: Option<Races>,
+    /// Arrivals and TMA bytes onto another CTA of the cluster (with race detection on).
+    peer_ops: Vec<super::peer::PeerOp>,
     tiles: TileNames,
     error: Option<EmuError>,
     /// Set once the run is decided: later events (tokens dropped with their futures) are
@@ -207,6 +209,7 @@ impl CtaState {
             bars,
             named: (0..ranks).flat_map(|_| spec.named_barriers.iter().map(|n| NamedBarrier::new(n.threads))).collect(),
             races,
+            peer_ops: Vec::new(),
             tiles,
             error: None,
             stopped: false,
@@ -401,6 +404,7 @@ impl CtaState {
     /// An arrival of `flat` on `slot` of the CTA of rank `rank` (its own, or a peer's).
     fn arrive(&mut self, flat: usize, rank: u32, slot: BarrierSlot, tx: u32) {
         let Some(m) = self.mbar_of(flat, rank, slot) else { return };
+        self.note_peer_op(flat, rank, m);
         let bar = &self.bars[m];
         let again = self.once_each[bar.array] && bar.arrivals.iter().any(|&(f, _)| f == flat);
         if bar.hw.pending_arrivals() == 0 || again {
@@ -430,6 +434,7 @@ impl CtaState {
     /// A TMA load of `flat` completes `bytes` on `slot` of the CTA of rank `rank`.
     fn land(&mut self, flat: usize, rank: u32, slot: BarrierSlot, bytes: u32) {
         let Some(m) = self.mbar_of(flat, rank, slot) else { return };
+        self.note_peer_op(flat, rank, m);
         if let Some(agent) = self.races.as_mut().and_then(|races| races.load_lands(flat, m)) {
             return self.unordered_arrival(flat, m, agent);
         }
@@ -788,6 +793,18 @@ impl CtaState {
         }
     }
 
+    /// Records `flat`'s arrival or TMA load onto mbarrier `m` of the CTA of rank `rank`, when
+    /// that is another CTA of its cluster and race detection keeps clocks.
+    fn note_peer_op(&mut self, flat: usize, rank: u32, m: usize) {
+        if let Some(races) = &self.races
+            && rank != self.insts[flat].rank
+        {
+            let clock = races.clock(flat).clone();
+            let at = self.insts[flat].at;
+            self.peer_ops.push(super::peer::PeerOp { flat, target: rank, barrier: m, clock, at });
+        }
+    }
+
     /// Every instance returned: checks that no barrier was left part-way.
     pub fn end(&mut self) {
         if self.stopped {
@@ -804,6 +821,13 @@ impl CtaState {
                     pending_bytes: bar.hw.pending_tx(),
                 };
                 return self.violate(None, kind);
+            }
+        }
+        if let Some(races) = &self.races {
+            let finals: Vec<_> = self.insts.iter().enumerate().map(|(f, inst)| (inst.rank, races.clock(f))).collect();
+            if let Some(op) = super::peer::unseen(&self.peer_ops, &finals) {
+                let kind = ViolationKind::PeerMayHaveExited { barrier: self.barrier_ref(op.barrier), at: op.at };
+                return self.violate(Some(op.flat), kind);
             }
         }
         let open = self.named.iter().zip(self.spec.named_barriers.iter().cycle()).find(|(s, _)| s.in_use());
