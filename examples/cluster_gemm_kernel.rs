@@ -8,8 +8,12 @@
 //! - A consumer releases a stage to **both** CTAs (`release_cluster`): its peer's producer
 //!   writes into the slot too, so the `empty` barrier of each CTA counts the consumers of
 //!   both (`empty_arrivals = 4`).
-//! - **Persistent**: the grid holds a few clusters, each walking the output tiles of a static
-//!   round-robin schedule (`persistent_tiles`).
+//! - **Persistent**: the grid holds as many clusters as the GPU keeps resident at once
+//!   (`Cuda::max_active_clusters`), each walking the output tiles of a static round-robin
+//!   schedule (`persistent_tiles`) in **grouped order**: `GROUP_M` cluster tile rows column
+//!   by column, so that the clusters running together share their A and B tiles in L2.
+//! - Each CTA computes a **128 x 256** tile, each of its two consumer warpgroups 64 x 256
+//!   (four `wgmma` m64n256k16 per k-step), from a 3-stage ring beside a 64 KiB output tile.
 //! - **Epilogue through shared memory**: each consumer warpgroup rounds its accumulator into
 //!   its rows of a bf16 tile and writes them with a TMA store.
 //! - The cluster barrier brackets the roles: no CTA arrives on a peer that has not started,
@@ -29,15 +33,17 @@ pub mod cluster_gemm {
     /// Rows of the output tile of one CTA.
     pub const BM: usize = 128;
     /// Columns of the output tile (shared by the two CTAs of a cluster).
-    pub const BN: usize = 128;
+    pub const BN: usize = 256;
     /// Depth of one k-step.
     pub const BK: usize = 64;
     /// Rows of the B tile each CTA of a cluster loads and multicasts.
     pub const HALF_BK: usize = BK / 2;
-    /// Stages of the operand ring.
-    pub const STAGES: usize = 4;
+    /// Stages of the operand ring (3 x 48 KiB, beside the 64 KiB output tile).
+    pub const STAGES: usize = 3;
     /// Rows each consumer warpgroup owns.
     pub const WG_ROWS: usize = BM / 2;
+    /// Cluster tile rows of one rasterization group.
+    pub const GROUP_M: usize = 8;
     /// Both CTAs of a cluster.
     pub const BOTH: u16 = 0b11;
 
@@ -65,18 +71,48 @@ pub mod cluster_gemm {
     #[pipeline(tma, producer = producer, consumer = consumer, guards = [a, b], empty_arrivals = 4)]
     pub struct Operands;
 
+    /// Cluster tiles (`2·BM x BN` blocks of C) across N.
+    fn tiles_n(args: &Args) -> usize {
+        args.b.shape()[1].div_ceil(BN)
+    }
+
+    /// Cluster tiles across M.
+    fn tiles_m(args: &Args) -> usize {
+        args.a.shape()[0].div_ceil(2 * BM)
+    }
+
+    /// Positions per rasterization group: `GROUP_M` cluster tile rows of every column.
+    fn group_span(args: &Args) -> usize {
+        GROUP_M * tiles_n(args)
+    }
+
+    /// Cluster tile rows in the group of position `t` (fewer in the last group).
+    fn group_rows(args: &Args, t: usize) -> usize {
+        (tiles_m(args) - t / group_span(args) * GROUP_M).min(GROUP_M)
+    }
+
+    /// The first row of C this CTA writes at position `t`: the group walks its tile rows
+    /// column by column, so that the clusters running together share A and B in L2.
+    fn row0(args: &Args, t: usize, rank: usize) -> usize {
+        let tile_row = t / group_span(args) * GROUP_M + t % group_span(args) % group_rows(args, t);
+        (tile_row * 2 + rank) * BM
+    }
+
+    /// The first column of C of position `t`.
+    fn col0(args: &Args, t: usize) -> usize {
+        t % group_span(args) / group_rows(args, t) * BN
+    }
+
     /// Loads this CTA's A tile and its half of the shared B tile of every k-step of every
     /// tile of its cluster.
     #[role(warps = 1, regs = 40)]
     pub async fn producer(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>) {
         let args = cx.args();
         let rank = cx.cluster_rank();
-        let n_tiles = args.b.shape()[1].div_ceil(BN);
-        let tiles = args.a.shape()[0].div_ceil(2 * BM) * n_tiles;
         cx.cluster_sync().await;
-        for tile in cx.persistent_tiles(tiles) {
-            let m0 = ((tile / n_tiles) * 2 + rank) * BM;
-            let n0 = (tile % n_tiles) * BN;
+        for tile in cx.persistent_tiles(tiles_m(args) * tiles_n(args)) {
+            let m0 = row0(args, tile, rank);
+            let n0 = col0(args, tile);
             for k in 0..args.a.shape()[1].div_ceil(BK) {
                 let slot = ops.acquire().await;
                 cx.tma_load(&args.a, &[m0, k * BK], slot.a(), &slot);
@@ -95,12 +131,10 @@ pub mod cluster_gemm {
         let args = cx.args();
         let rank = cx.cluster_rank();
         let rows = cx.instance() * WG_ROWS;
-        let n_tiles = args.b.shape()[1].div_ceil(BN);
-        let tiles = args.a.shape()[0].div_ceil(2 * BM) * n_tiles;
         cx.cluster_sync().await;
-        for tile in cx.persistent_tiles(tiles) {
-            let m0 = ((tile / n_tiles) * 2 + rank) * BM;
-            let n0 = (tile % n_tiles) * BN;
+        for tile in cx.persistent_tiles(tiles_m(args) * tiles_n(args)) {
+            let m0 = row0(args, tile, rank);
+            let n0 = col0(args, tile);
             let mut acc = cx.fragment::<WG_ROWS, BN>(0.0);
             for _ in 0..args.a.shape()[1].div_ceil(BK) {
                 let full = ops.wait().await;
@@ -159,8 +193,9 @@ mod tests {
 
     #[test]
     fn matches_f64_on_shapes_that_are_not_tile_multiples() {
-        // 3 x 2 tiles of 256 x 128 over 2 persistent clusters: each cluster walks 3 tiles.
-        for (m, n, k, clusters) in [(600, 200, 150, 2), (130, 70, 64, 1)] {
+        // 3 x 3 tiles of 256 x 256 over 2 persistent clusters (each walks 4 or 5 tiles); 10 x 2
+        // tiles, whose last rasterization group holds 2 of the 10 tile rows; one tile.
+        for (m, n, k, clusters) in [(600, 520, 150, 2), (2314, 300, 64, 3), (130, 70, 64, 1)] {
             let a = round_bf16(&random_values(m * k, 7));
             let b = round_bf16(&random_values(k * n, 8));
             let (c, report) = gemm(m, n, k, &a, &b, clusters).expect("the emulated GEMM runs");
@@ -175,6 +210,7 @@ mod tests {
     #[test]
     fn an_empty_persistent_grid_is_refused() {
         assert!(grid(10, 10, 0).is_err());
-        assert_eq!(grid(600, 200, 8).map(|g| g.dims), Ok([12, 1, 1]));
+        assert_eq!(grid(600, 200, 8).map(|g| g.dims), Ok([6, 1, 1]));
+        assert_eq!(grid(600, 520, 8).map(|g| g.dims), Ok([16, 1, 1]));
     }
 }

@@ -10,6 +10,9 @@
 #   cp calibration/gpu/cluster_gemm_gpu.sh .gpu-carry-clg/
 # On the GPU machine (CUDA driver; NVRTC from the CUDA install or PyPI), from `.gpu-carry-clg/`:
 #   OUT=results ./cluster_gemm_gpu.sh
+# NCU=MxNxK adds one Nsight Compute profile of cluster_gemm and cuBLAS at that size (speed of
+# light, launch and occupancy with the cluster limits, pipe utilization, warp stalls) in
+# $OUT/ncu.txt; BENCH=0 skips the timing.
 set -o pipefail
 OUT=${OUT:-.}
 mkdir -p "$OUT"
@@ -30,7 +33,20 @@ if [ "$status" = 0 ]; then
         echo "$tool: exit status $?" | tee -a "$LOG"
     done
 fi
-if [ "$status" = 0 ]; then
+if [ "$status" = 0 ] && [ -n "${NCU:-}" ]; then
+    NCU_BIN=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    Q=$("$NCU_BIN" --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
+    EXTRA=launch__grid_size
+    for m in $(echo "$Q" | grep -E '^launch__.*cluster'); do EXTRA="$EXTRA,$m"; done
+    for m in $(echo "$Q" | grep -E '^sm__pipe_tensor_op_(gmma|hmma)_cycles_active$'); do
+        EXTRA="$EXTRA,$m.avg.pct_of_peak_sustained_active"
+    done
+    echo "== ncu at $NCU: $EXTRA" | tee -a "$LOG"
+    timeout 300 "$NCU_BIN" --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section WarpStateStats --metrics "$EXTRA" ./cluster_gemm_gpu --profile --sizes "$NCU" >"$OUT/ncu.txt" 2>&1
+    echo "ncu: exit status $?" | tee -a "$LOG"
+fi
+if [ "$status" = 0 ] && [ "${BENCH:-1}" != 0 ]; then
     echo "== bench" | tee -a "$LOG"
     timeout 300 ./cluster_gemm_gpu --sustained-s "${SUSTAINED_S:-3}" --csv "$OUT/cluster_gemm_gpu.csv" 2>&1 | tee -a "$LOG"
     echo "bench: exit status $?" | tee -a "$LOG"

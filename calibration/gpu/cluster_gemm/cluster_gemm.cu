@@ -251,12 +251,15 @@ __device__ __forceinline__ void cluster_sync() {
 }
 
 /// Arrives once on the mbarrier at `bar`'s offset in the shared memory of cluster CTA
-/// `rank` (`mapa` into the cluster window, then a release at cluster scope).
+/// `rank` (`mapa` into the cluster window, then an arrive with the default semantics,
+/// release at CTA scope). A consumer releasing a stage has finished reading it (its
+/// `wgmma` wait retired the reads) and publishes no writes to the peer, so nothing needs
+/// a release at cluster scope, which costs a cluster-wide fence on every k-step.
 __device__ __forceinline__ void mbar_arrive_remote(ws::u64* bar, ws::u32 rank) {
     asm volatile(
         "{\n\t.reg .b32 remote;\n\t"
         "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}" ::"r"(ws::smem_addr(bar)),
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(ws::smem_addr(bar)),
         "r"(rank)
         : "memory");
 }
@@ -335,11 +338,12 @@ __device__ __forceinline__ void store_frag_smem(const float (&d)[MB][NH], unsign
 namespace cluster_gemm_roles {
 
 [[maybe_unused]] constexpr int BM = 128;
-[[maybe_unused]] constexpr int BN = 128;
+[[maybe_unused]] constexpr int BN = 256;
 [[maybe_unused]] constexpr int BK = 64;
 [[maybe_unused]] constexpr int HALF_BK = 32;
-[[maybe_unused]] constexpr int STAGES = 4;
+[[maybe_unused]] constexpr int STAGES = 3;
 [[maybe_unused]] constexpr int WG_ROWS = 64;
+[[maybe_unused]] constexpr int GROUP_M = 8;
 [[maybe_unused]] constexpr int BOTH = 3;
 
 /// The launch arguments.
@@ -357,72 +361,118 @@ struct Params {
 
 /// Shared memory: tiles (1024-byte aligned) and mbarriers.
 struct Shared {
-    unsigned char* a;  // 4 stage(s) of 128 x 64 Bf16, 16384 bytes apart, 128-byte swizzle
-    unsigned char* b;  // 4 stage(s) of 64 x 128 Bf16, 16384 bytes apart, 128-byte swizzle
-    unsigned char* out;  // 1 stage(s) of 128 x 128 Bf16, 32768 bytes apart, 128-byte swizzle
-    ws::u64* Operands_full;   // 4 stage(s), 1 arrival(s)
+    unsigned char* a;  // 3 stage(s) of 128 x 64 Bf16, 16384 bytes apart, 128-byte swizzle
+    unsigned char* b;  // 3 stage(s) of 64 x 256 Bf16, 32768 bytes apart, 128-byte swizzle
+    unsigned char* out;  // 1 stage(s) of 128 x 256 Bf16, 65536 bytes apart, 128-byte swizzle
+    ws::u64* Operands_full;   // 3 stage(s), 1 arrival(s)
     ws::u64* Operands_empty;  // 4 arrival(s)
 };
 
-// role `producer` (line 71): 1 instance(s) of 1 warp(s), 40 registers
+// role `producer` (line 109): 1 instance(s) of 1 warp(s), 40 registers
 __device__ __forceinline__ void producer(const Params& P, const Shared& S, const ws::u32 instance, const bool leader) {
     wsg::PipeState ops = {0u, 0u};  // `ops`: Producer of `Operands`
     const int rank = wsg::cluster_rank();
-    const int n_tiles = wsg::div_ceil(P.b_shape1, BN);
-    const int tiles = (wsg::div_ceil(P.a_shape0, (2 * BM)) * n_tiles);
-    wsg::cluster_sync();  // line 76: the cluster barrier
-    // line 77: for tile in cx.persistent_tiles(tiles): round-robin over the grid's clusters
-    for (int tile = wsg::cluster_linear(), tile_end = tiles, tile_step = wsg::clusters_total(); tile < tile_end; tile += tile_step) {
-        const int m0 = ((((tile / n_tiles) * 2) + rank) * BM);
-        const int n0 = ((tile % n_tiles) * BN);
-        // line 80: for k in 0..wsg::div_ceil(P.a_shape1, BK)
+    wsg::cluster_sync();  // line 112: the cluster barrier
+    // line 113: tiles_m(..), inlined (declared at line 80)
+    // line 113: tiles_n(..), inlined (declared at line 75)
+    // line 113: for tile in cx.persistent_tiles((wsg::div_ceil(P.a_shape0, (2 * BM)) * wsg::div_ceil(P.b_shape1, BN))): round-robin over the grid's clusters
+    for (int tile = wsg::cluster_linear(), tile_end = (wsg::div_ceil(P.a_shape0, (2 * BM)) * wsg::div_ceil(P.b_shape1, BN)), tile_step = wsg::clusters_total(); tile < tile_end; tile += tile_step) {
+        // line 114: row0(..), inlined (declared at line 96)
+        const int t = tile;
+        const int rank_ = rank;
+        // line 97: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 97: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 97: group_rows(..), inlined (declared at line 90)
+        const int t_ = t;
+        // line 91: tiles_m(..), inlined (declared at line 80)
+        // line 91: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        const int tile_row = (((t / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M) + ((t % (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) % ::min((wsg::div_ceil(P.a_shape0, (2 * BM)) - ((t_ / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M)), GROUP_M)));
+        const int m0 = (((tile_row * 2) + rank_) * BM);
+        // line 115: col0(..), inlined (declared at line 102)
+        const int t__ = tile;
+        // line 103: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 103: group_rows(..), inlined (declared at line 90)
+        const int t___ = t__;
+        // line 91: tiles_m(..), inlined (declared at line 80)
+        // line 91: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        const int n0 = (((t__ % (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) / ::min((wsg::div_ceil(P.a_shape0, (2 * BM)) - ((t___ / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M)), GROUP_M)) * BN);
+        // line 116: for k in 0..wsg::div_ceil(P.a_shape1, BK)
         for (int k = 0, k_end = wsg::div_ceil(P.a_shape1, BK); k < k_end; ++k) {
-            // line 81: acquire a free stage of `Operands`
+            // line 117: acquire a free stage of `Operands`
             const ws::u32 slot_1 = ops.index;
             ws::mbar_wait(&S.Operands_empty[slot_1], ops.phase ^ 1u);
-            ops.advance(4u);
-            // line 82: cx.tma_load(a at [m0, (k * BK)] -> a, on `Operands`)
+            ops.advance(3u);
+            // line 118: cx.tma_load(a at [m0, (k * BK)] -> a, on `Operands`)
             if (leader) {
                 ws::tma_load_2d(S.a + slot_1 * 16384u + 0u, P.a_map, &S.Operands_full[slot_1], (k * BK), m0);
             }
             const int half = (rank * HALF_BK);
-            // line 84: cx.tma_load_multicast(b at [((k * BK) + half), n0] -> rows (0 + half)..+32 of b, on `Operands`, CTAs 3u)
+            // line 120: cx.tma_load_multicast(b at [((k * BK) + half), n0] -> rows (0 + half)..+32 of b, on `Operands`, CTAs 3u)
             if (leader) {
-                wsg::tma_load_multicast_2d(S.b + slot_1 * 16384u + 0u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0, ((k * BK) + half));
-                wsg::tma_load_multicast_2d(S.b + slot_1 * 16384u + 8192u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0 + 64, ((k * BK) + half));
+                wsg::tma_load_multicast_2d(S.b + slot_1 * 32768u + 0u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0, ((k * BK) + half));
+                wsg::tma_load_multicast_2d(S.b + slot_1 * 32768u + 8192u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0 + 64, ((k * BK) + half));
+                wsg::tma_load_multicast_2d(S.b + slot_1 * 32768u + 16384u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0 + 128, ((k * BK) + half));
+                wsg::tma_load_multicast_2d(S.b + slot_1 * 32768u + 24576u + ((0 + half)) * 128u, P.b_map, &S.Operands_full[slot_1], ws::u16(3u), n0 + 192, ((k * BK) + half));
             }
-            // line 85: commit stage to `Operands`
-            if (leader) ws::mbar_arrive_expect_tx(&S.Operands_full[slot_1], 32768u);
+            // line 121: commit stage to `Operands`
+            if (leader) ws::mbar_arrive_expect_tx(&S.Operands_full[slot_1], 49152u);
         }
     }
-    wsg::cluster_sync();  // line 88: the cluster barrier
+    wsg::cluster_sync();  // line 124: the cluster barrier
 }
 
-// role `consumer` (line 94): 2 instance(s) of 4 warp(s), 232 registers
+// role `consumer` (line 130): 2 instance(s) of 4 warp(s), 232 registers
 __device__ __forceinline__ void consumer(const Params& P, const Shared& S, const ws::u32 instance, const bool leader) {
     wsg::PipeState ops = {0u, 0u};  // `ops`: Consumer of `Operands`
     const int rank = wsg::cluster_rank();
     const int rows = (int(instance) * WG_ROWS);
-    const int n_tiles = wsg::div_ceil(P.b_shape1, BN);
-    const int tiles = (wsg::div_ceil(P.a_shape0, (2 * BM)) * n_tiles);
-    wsg::cluster_sync();  // line 100: the cluster barrier
-    // line 101: for tile in cx.persistent_tiles(tiles): round-robin over the grid's clusters
-    for (int tile = wsg::cluster_linear(), tile_end = tiles, tile_step = wsg::clusters_total(); tile < tile_end; tile += tile_step) {
-        const int m0 = ((((tile / n_tiles) * 2) + rank) * BM);
-        const int n0 = ((tile % n_tiles) * BN);
-        // line 104: cx.fragment::<64, 128>(0.0f) in the wgmma accumulator layout
-        float frag_1[1][64];
+    wsg::cluster_sync();  // line 134: the cluster barrier
+    // line 135: tiles_m(..), inlined (declared at line 80)
+    // line 135: tiles_n(..), inlined (declared at line 75)
+    // line 135: for tile in cx.persistent_tiles((wsg::div_ceil(P.a_shape0, (2 * BM)) * wsg::div_ceil(P.b_shape1, BN))): round-robin over the grid's clusters
+    for (int tile = wsg::cluster_linear(), tile_end = (wsg::div_ceil(P.a_shape0, (2 * BM)) * wsg::div_ceil(P.b_shape1, BN)), tile_step = wsg::clusters_total(); tile < tile_end; tile += tile_step) {
+        // line 136: row0(..), inlined (declared at line 96)
+        const int t = tile;
+        const int rank_ = rank;
+        // line 97: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 97: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 97: group_rows(..), inlined (declared at line 90)
+        const int t_ = t;
+        // line 91: tiles_m(..), inlined (declared at line 80)
+        // line 91: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        const int tile_row = (((t / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M) + ((t % (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) % ::min((wsg::div_ceil(P.a_shape0, (2 * BM)) - ((t_ / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M)), GROUP_M)));
+        const int m0 = (((tile_row * 2) + rank_) * BM);
+        // line 137: col0(..), inlined (declared at line 102)
+        const int t__ = tile;
+        // line 103: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        // line 103: group_rows(..), inlined (declared at line 90)
+        const int t___ = t__;
+        // line 91: tiles_m(..), inlined (declared at line 80)
+        // line 91: group_span(..), inlined (declared at line 85)
+        // line 86: tiles_n(..), inlined (declared at line 75)
+        const int n0 = (((t__ % (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) / ::min((wsg::div_ceil(P.a_shape0, (2 * BM)) - ((t___ / (GROUP_M * wsg::div_ceil(P.b_shape1, BN))) * GROUP_M)), GROUP_M)) * BN);
+        // line 138: cx.fragment::<64, 256>(0.0f) in the wgmma accumulator layout
+        float frag_1[1][128];
         wsg::fill(frag_1, 0.0f);
-        // line 105: for it_2 in 0..wsg::div_ceil(P.a_shape1, BK)
+        // line 139: for it_2 in 0..wsg::div_ceil(P.a_shape1, BK)
         for (int it_2 = 0, it_2_end = wsg::div_ceil(P.a_shape1, BK); it_2 < it_2_end; ++it_2) {
-            // line 106: wait for a full stage of `Operands`
+            // line 140: wait for a full stage of `Operands`
             const ws::u32 full_3 = ops.index;
             ws::mbar_wait(&S.Operands_full[full_3], ops.phase);
-            ops.advance(4u);
-            // line 107: cx.wgmma(frag_1 += a[64 x 64] * b[64 x 128])
+            ops.advance(3u);
+            // line 141: cx.wgmma(frag_1 += a[64 x 64] * b[64 x 256])
             {
                 const unsigned char* a_tile = S.a + full_3 * 16384u + (0 + rows) * 128u;
-                const unsigned char* b_tile = S.b + full_3 * 16384u + 0 * 128u;
+                const unsigned char* b_tile = S.b + full_3 * 32768u + 0 * 128u;
                 wsg::fence(frag_1);
                 ws::wgmma_fence();
                 #pragma unroll
@@ -430,33 +480,35 @@ __device__ __forceinline__ void consumer(const Params& P, const Shared& S, const
                     const ws::u64 desc_b = wsg::desc(b_tile + kk * 2048u, 8192u, 1024u, 1);
                     #pragma unroll
                     for (ws::u32 mb = 0; mb < 1u; ++mb) {
-                        ws::wgmma_ss_m64n128k16_f32_bf16<0, 1>(frag_1[mb], wsg::desc(a_tile + mb * 8192u + (kk * 16 / 64) * 16384u + (kk * 16 % 64) * 2u, 16u, 1024u, 1), desc_b, 1u);
+                        ws::wgmma_ss_m64n256k16_f32_bf16<0, 1>(frag_1[mb], wsg::desc(a_tile + mb * 8192u + (kk * 16 / 64) * 16384u + (kk * 16 % 64) * 2u, 16u, 1024u, 1), desc_b, 1u);
                     }
                 }
                 ws::wgmma_commit();
                 wsg::fence(frag_1);
             }
-            // line 108: wait until at most 0 wgmma groups are in flight
+            // line 142: wait until at most 0 wgmma groups are in flight
             ws::wgmma_wait<0>();
             wsg::fence(frag_1);
-            // line 109: release stage to `Operands` in the cluster CTAs of mask 3u
+            // line 143: release stage to `Operands` in the cluster CTAs of mask 3u
             if (leader) wsg::mbar_arrive_cluster(&S.Operands_empty[full_3], 3u);
         }
-        // line 111: cx.store(frag_1 -> rows (0 + rows)..+64 of out) as Bf16, in the tile's 128-byte swizzle
-        wsg::store_frag_smem<wsg::Bf16, 128, 64, 128>(frag_1, (S.out + 0 * 32768u), (0 + rows));
-        // line 112: cx.tma_store(rows (0 + rows)..+64 of out -> c at [(m0 + rows), n0])
+        // line 145: cx.store(frag_1 -> rows (0 + rows)..+64 of out) as Bf16, in the tile's 128-byte swizzle
+        wsg::store_frag_smem<wsg::Bf16, 128, 64, 128>(frag_1, (S.out + 0 * 65536u), (0 + rows));
+        // line 146: cx.tma_store(rows (0 + rows)..+64 of out -> c at [(m0 + rows), n0])
         ws::fence_proxy_async();  // this thread's st.shared before the async proxy reads
         ws::named_sync(2u + instance, 128);  // every thread of the instance has stored
         if (leader) {
-            ws::tma_store_2d(P.c_map, (S.out + 0 * 32768u) + 0u + ((0 + rows)) * 128u, n0, (m0 + rows));
-            ws::tma_store_2d(P.c_map, (S.out + 0 * 32768u) + 16384u + ((0 + rows)) * 128u, n0 + 64, (m0 + rows));
+            ws::tma_store_2d(P.c_map, (S.out + 0 * 65536u) + 0u + ((0 + rows)) * 128u, n0, (m0 + rows));
+            ws::tma_store_2d(P.c_map, (S.out + 0 * 65536u) + 16384u + ((0 + rows)) * 128u, n0 + 64, (m0 + rows));
+            ws::tma_store_2d(P.c_map, (S.out + 0 * 65536u) + 32768u + ((0 + rows)) * 128u, n0 + 128, (m0 + rows));
+            ws::tma_store_2d(P.c_map, (S.out + 0 * 65536u) + 49152u + ((0 + rows)) * 128u, n0 + 192, (m0 + rows));
             ws::tma_store_commit();
         }
-        // line 113: wait until the TMA stores have read the tile
+        // line 147: wait until the TMA stores have read the tile
         if (leader) ws::tma_store_wait_read<0>();
         ws::named_sync(2u + instance, 128);
     }
-    wsg::cluster_sync();  // line 115: the cluster barrier
+    wsg::cluster_sync();  // line 149: the cluster barrier
 }
 
 }  // namespace cluster_gemm_roles
@@ -472,13 +524,13 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1) c
     int c_shape0,
     int c_shape1) {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    __shared__ ws::u64 Operands_full[4], Operands_empty[4];
+    __shared__ ws::u64 Operands_full[3], Operands_empty[3];
     // TMA's swizzles are functions of address bits 4-9: tiles start 1024-aligned.
     unsigned char* smem = smem_raw + ((1024u - (ws::smem_addr(smem_raw) & 1023u)) & 1023u);
     const cluster_gemm_roles::Params P{&a_map, a_shape0, a_shape1, &b_map, b_shape0, b_shape1, &c_map, c_shape0, c_shape1};
-    const cluster_gemm_roles::Shared S{smem + 0, smem + 65536, smem + 131072, Operands_full, Operands_empty};
+    const cluster_gemm_roles::Shared S{smem + 0, smem + 49152, smem + 147456, Operands_full, Operands_empty};
     if (threadIdx.x == 0) {
-        for (int s = 0; s < 4; ++s) {
+        for (int s = 0; s < 3; ++s) {
             ws::mbar_init(&Operands_full[s], 1);
             ws::mbar_init(&Operands_empty[s], 4);
         }

@@ -112,7 +112,7 @@ pub enum Op {
         /// The destination CTAs, one bit per rank in the cluster.
         mask: u16,
     },
-    /// `mbarrier.arrive.release.cluster.shared::cluster` by one elected thread on stage `slot`
+    /// `mapa` and `mbarrier.arrive.shared::cluster` by one elected thread on stage `slot`
     /// of every CTA of the cluster in `mask` (the issuing CTA's own when its bit is set).
     ClusterArrive {
         /// The barrier and stage arrived on, in each CTA of `mask`.

@@ -304,7 +304,7 @@ impl<'a, P: Pipeline> Consumer<'a, P> {
 
     /// Hands a drained slot back to the producers of every CTA of the cluster in `mask`: one
     /// arrive on the stage's empty barrier in each of those CTAs
-    /// (`mbarrier.arrive.release.cluster.shared::cluster` on the peer's barrier). This is the
+    /// (`mbarrier.arrive.shared::cluster` on the peer's barrier, through `mapa`). This is the
     /// release of a multicast pipeline: each CTA whose producer multicasts into this CTA's
     /// slot must learn that the slot is free, so its empty barrier counts the consumers of
     /// every CTA it writes into (`empty_arrivals`).

@@ -253,6 +253,40 @@ impl Gpu {
         Ok(launch)
     }
 
+    /// Clusters of `kernel` (compiled with fixed cluster dimensions whose CTA count is
+    /// `config.grid`'s) that the device can hold resident at once with `config`'s block and
+    /// dynamic shared memory (`cuOccupancyMaxActiveClusters`): the size of a persistent grid
+    /// that runs in one wave. A cluster lives in one GPC, so this can be less than the SMs
+    /// divided by the cluster size.
+    pub fn max_active_clusters(&self, kernel: &Kernel, config: &LaunchConfig) -> Result<u32, GpuError> {
+        self.inner.check_usable()?;
+        self.inner.bind()?;
+        self.validate(config).map_err(|msg| GpuError::InvalidArgument(format!("kernel {}: {msg}", kernel.name)))?;
+        let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        // SAFETY: `func` is a live function handle (its module is held by `kernel`).
+        unsafe { result::function::set_function_attribute(kernel.func, attr, config.dynamic_smem as i32) }
+            .map_err(|e| driver_err("cuFuncSetAttribute", e))?;
+        let launch = sys::CUlaunchConfig {
+            gridDimX: config.grid.0,
+            gridDimY: config.grid.1,
+            gridDimZ: config.grid.2,
+            blockDimX: config.block.0,
+            blockDimY: config.block.1,
+            blockDimZ: config.block.2,
+            sharedMemBytes: config.dynamic_smem,
+            hStream: self.inner.stream,
+            attrs: std::ptr::null_mut(),
+            numAttrs: 0,
+        };
+        let mut clusters: std::ffi::c_int = 0;
+        // SAFETY: `launch` and `clusters` outlive the call; no attributes are passed (the
+        // kernel's cluster dimensions are compiled in).
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, kernel.func, &launch) }
+            .result()
+            .map_err(|e| driver_err("cuOccupancyMaxActiveClusters", e))?;
+        u32::try_from(clusters).map_err(|_| GpuError::InvalidArgument(format!("{clusters} active clusters")))
+    }
+
     fn validate(&self, c: &LaunchConfig) -> Result<(), String> {
         use sys::CUdevice_attribute::*;
         let (g, b) = (c.grid, c.block);

@@ -201,6 +201,21 @@ impl Cuda {
         Ok(self.load::<K>()?.generated.source.clone())
     }
 
+    /// Clusters of `K` the device holds resident at once (`cuOccupancyMaxActiveClusters`
+    /// with `K`'s block, shared memory and compiled-in cluster dimensions): the largest
+    /// persistent grid, in clusters, that runs in a single wave. A kernel without clusters
+    /// counts CTAs (clusters of one).
+    pub fn max_active_clusters<K: Kernel>(&self) -> Result<usize, CudaError> {
+        let loaded = self.load::<K>()?;
+        let Some(ir) = K::ir_of() else {
+            return Err(CudaError::Argument(format!("kernel `{}` has no IR", K::SPEC.name)));
+        };
+        let [x, y, z] = ir.cluster.unwrap_or([1, 1, 1]);
+        let g = &loaded.generated;
+        let config = LaunchConfig { grid: (x, y, z), block: (g.threads, 1, 1), dynamic_smem: g.smem_bytes };
+        Ok(self.gpu.max_active_clusters(&loaded.kernel, &config)? as usize)
+    }
+
     /// Uploads `params` and builds the launch of `K` over `grid`.
     pub fn prepare<'a, K: Kernel>(&'a self, grid: Grid, params: &'a K::Params) -> Result<Prepared<'a>, CudaError> {
         if grid.ctas() == 0 {

@@ -9,7 +9,10 @@
 //! - a multicast load writes the same box at the same shared-memory offset of every CTA in
 //!   the 16-bit mask, and completes its bytes on the mbarrier at the same offset in each;
 //! - a remote arrival maps the local mbarrier's address into the cluster window of the
-//!   peer (`mapa`) and arrives there with release semantics at cluster scope;
+//!   peer (`mapa`) and arrives there with the default semantics (release at CTA scope, as
+//!   CUTLASS's `ClusterBarrier::arrive(cta_id)`): `release_cluster` signals that reads
+//!   retired by a `wgmma` wait are over, which orders no memory for the peer; a release
+//!   at cluster scope would put a cluster-wide fence on every k-step;
 //! - the cluster barrier is an arrive with release and a wait with acquire over every
 //!   non-exited thread of the cluster.
 //!

@@ -249,12 +249,15 @@ __device__ __forceinline__ void cluster_sync() {
 }
 
 /// Arrives once on the mbarrier at `bar`'s offset in the shared memory of cluster CTA
-/// `rank` (`mapa` into the cluster window, then a release at cluster scope).
+/// `rank` (`mapa` into the cluster window, then an arrive with the default semantics,
+/// release at CTA scope). A consumer releasing a stage has finished reading it (its
+/// `wgmma` wait retired the reads) and publishes no writes to the peer, so nothing needs
+/// a release at cluster scope, which costs a cluster-wide fence on every k-step.
 __device__ __forceinline__ void mbar_arrive_remote(ws::u64* bar, ws::u32 rank) {
     asm volatile(
         "{\n\t.reg .b32 remote;\n\t"
         "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}" ::"r"(ws::smem_addr(bar)),
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(ws::smem_addr(bar)),
         "r"(rank)
         : "memory");
 }
