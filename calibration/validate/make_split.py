@@ -37,6 +37,10 @@ HEADER = ["id", "family", "kernel", "tile", "stages", "bk", "m", "n", "k",
           "batch", "heads", "seq", "d", "causal", "variant", "set"]
 
 
+# The shapes of calibration/gpu/cluster_gemm/h200_run2, all held out.
+CLUSTER_GEMM = [(8192, 8192, 8192), (4096, 4096, 4096), (16384, 16384, 4096), (8192, 8192, 1024)]
+
+
 def rows():
     out = []
     skipped = []
@@ -66,6 +70,12 @@ def rows():
                                     batch=16384 // seq, heads=2048 // d, seq=seq, d=d,
                                     causal=causal, variant=v,
                                     set="heldout" if seq in HELD_SEQS else "calibration"))
+    # The 2-CTA multicast GEMM (examples/cluster_gemm_kernel.rs), persistent over the
+    # resident clusters: every shape held out (the model's cluster terms are not fitted).
+    for shape in CLUSTER_GEMM:
+        out.append(dict(family="cluster_gemm", kernel="cluster_gemm", tile="128x128", stages=4,
+                        bk=64, m=shape[0], n=shape[1], k=shape[2], variant="persistent",
+                        set="heldout"))
     for i, r in enumerate(out):
         r["id"] = i
     return out, skipped

@@ -2,7 +2,9 @@
 //!
 //! `ws_gemm` is stamped here at every tile and stage count of the split with BK 64 (the
 //! text of `examples/gemm_kernel.rs`, through its `ws_gemm_kernel!`); the trade-off
-//! kernels and the FA3 kernels are the examples' own. Both the model and the GPU launch
+//! kernels, the cluster GEMM and the FA3 kernels are the examples' own (`cluster_gemm` is
+//! `warpspec_examples::cluster_gemm`, launched over the persistent grid its `grid` sizes to
+//! the clusters the launcher says fit: [`Launch::clusters`]). Both the model and the GPU launch
 //! through [`Launch`], so a kernel that gains a CUDA rendering is measured with no change
 //! here.
 
@@ -19,6 +21,8 @@ pub trait Launch {
     type Output;
     /// Launches kernel `K` over `grid` with `params`.
     fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output;
+    /// Clusters of kernel `K` resident at once: the size of a persistent grid.
+    fn clusters<K: Kernel>(&self) -> Result<usize, String>;
 }
 
 /// The tensors of a GEMM launch.
@@ -67,6 +71,9 @@ pub fn gemm<L: Launch>(config: &Config, t: GemmTensors, l: &mut L) -> Result<L::
     let Work::Gemm { m, n, bm, bn, variant, .. } = &config.work else {
         return Err(format!("{config} is not a GEMM"));
     };
+    if config.family == "cluster_gemm" {
+        return cluster_gemm(config, t, l);
+    }
     let grid = t::grid(TileShape { m: *bm, n: *bn }, *m, *n);
     if config.family == "ws_gemm" {
         return ws_gemm(&config.kernel, grid, t, l)
@@ -88,6 +95,18 @@ pub fn gemm<L: Launch>(config: &Config, t: GemmTensors, l: &mut L) -> Result<L::
         ("flat_128x256_p4", "v2+bar.sync") => Ok(l.launch::<t::flat_128x256_p4::Kernel>(grid, &flat(true, true))),
         _ => Err(format!("{config}: no trade-off kernel of that name and schedule")),
     }
+}
+
+/// Launches the cluster GEMM (bf16 C: a C of the sweep's `f32` tensors is replaced by a bf16
+/// one of its shape, with data when the sweep's has data).
+fn cluster_gemm<L: Launch>(config: &Config, t: GemmTensors, l: &mut L) -> Result<L::Output, String> {
+    use warpspec_examples::cluster_gemm::{cluster_gemm as k, grid};
+    let GemmTensors { a, b, c } = t;
+    let (m, n) = (c.shape()[0], c.shape()[1]);
+    let c = if c.has_data() { Global::zeros(&[m, n]) } else { Global::shape_only(&[m, n]) };
+    let clusters = l.clusters::<k::Kernel>()?;
+    let grid = grid(m, n, clusters).map_err(|e| format!("{config}: {e}"))?;
+    Ok(l.launch::<k::Kernel>(grid, &k::Args { a, b, c }))
 }
 
 /// Launches the attention kernel of `config` on `t`.

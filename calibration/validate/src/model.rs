@@ -4,7 +4,7 @@
 
 use warpspec::dsl::{Global, Kernel};
 use warpspec::sim::clock::{self, Activity, simulate_clocked};
-use warpspec::sim::{Machine, SimOptions, simulate};
+use warpspec::sim::{Machine, SimOptions, kernel_occupancy, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;
 
@@ -104,6 +104,13 @@ impl Launch for ModelLaunch<'_> {
             activity: Activity::of(self.machine, &burst),
             host_s: start.elapsed().as_secs_f64(),
         })
+    }
+
+    fn clusters<K: Kernel>(&self) -> Result<usize, String> {
+        let occupancy = kernel_occupancy(self.machine, &K::SPEC).map_err(|e| e.to_string())?;
+        let resident =
+            K::SPEC.cluster_shape().resident_clusters(self.machine.clusters.gpc_sms.value, occupancy.ctas_per_sm);
+        Ok(resident as usize)
     }
 }
 

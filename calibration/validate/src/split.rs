@@ -121,7 +121,7 @@ pub fn parse(text: &str) -> Result<Vec<Config>, String> {
         let family = get("family").to_string();
         let variant = get("variant").to_string();
         let work = match family.as_str() {
-            "ws_gemm" | "tradeoff" => {
+            "ws_gemm" | "tradeoff" | "cluster_gemm" => {
                 let (bm, bn) = get("tile")
                     .split_once('x')
                     .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))

@@ -151,7 +151,8 @@ impl RoleStalls {
 pub struct Waves {
     /// CTAs resident per SM at once (the occupancy).
     pub ctas_per_sm: u32,
-    /// CTAs the machine holds at once (`ctas_per_sm x SMs`).
+    /// CTAs the machine holds at once (`ctas_per_sm x SMs`; with clusters, the resident
+    /// clusters times their CTAs: clusters are placed whole on one GPC each).
     pub capacity: usize,
     /// `ctas / capacity`: full waves plus the fraction of the last one.
     pub waves: f64,
@@ -160,6 +161,8 @@ pub struct Waves {
     /// Cycles from the first moment a CTA slot found the grid exhausted to the end of the
     /// run: the tail, during which some SMs idle.
     pub tail_cycles: u64,
+    /// CTAs per cluster (1 without clusters).
+    pub cluster_ctas: u32,
 }
 
 /// Host-side cost of the run.

@@ -35,6 +35,17 @@ impl fmt::Display for SimReport {
             "  grid       {} CTAs of {} warps; {} per SM (limited by {}); {:.2} waves, last wave {} CTAs, tail {} cycles",
             self.ctas, self.warps_per_cta, w.ctas_per_sm, self.occupancy_limiter, w.waves, w.tail_ctas, w.tail_cycles
         )?;
+        if w.cluster_ctas > 1 {
+            let ctas = w.cluster_ctas as usize;
+            writeln!(
+                f,
+                "  clusters   {} of {} CTAs; {} resident at once (whole clusters per GPC), {:.2} waves of clusters",
+                self.ctas / ctas,
+                ctas,
+                w.capacity / ctas,
+                w.waves
+            )?;
+        }
         writeln!(f, "  time       {} cycles = {:.3} us", self.cycles, self.seconds() * 1e6)?;
         if let Some(clocks) = &self.clocks {
             writeln!(f, "{clocks}")?;

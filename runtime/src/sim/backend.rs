@@ -90,6 +90,14 @@ impl Backend for SimBackend<'_> {
     }
 
     fn issue(&self, who: Who, op: Op) {
+        if let Op::TmaLoadMulticast { mask, .. } | Op::ClusterArrive { mask, .. } = op
+            && let Some(problem) = self.mask_problem(mask)
+        {
+            let what = if matches!(op, Op::ClusterArrive { .. }) { "cluster arrival" } else { "multicast TMA load" };
+            let location = self.location(who).unwrap_or(Location::caller());
+            self.fault(who, Fault { message: format!("a {what} with CTA mask {mask:#06b} {problem}"), location });
+            return;
+        }
         let threads =
             self.spec.roles.get(who.role as usize).map_or(self.timing.warp_size, |r| r.threads_per_instance());
         let mut lowered = self.lowered.borrow_mut();
@@ -104,14 +112,6 @@ impl Backend for SimBackend<'_> {
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
-        if wait == Wait::ClusterSync {
-            // Never queued: the machine model has no cluster barrier yet.
-            let needs = "the cluster barrier (`barrier.cluster`), which the timing model does not schedule yet";
-            if self.unsupported.get().is_none() {
-                self.unsupported.set(Some((who, Unsupported { needs })));
-            }
-            return Poll::Pending;
-        }
         if first {
             let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
             self.pending.borrow_mut().push(Queued { instr: Instr::Wait(wait), site });
@@ -135,6 +135,20 @@ impl Backend for SimBackend<'_> {
 }
 
 impl SimBackend<'_> {
+    /// Why `mask` names no valid set of CTAs of the kernel's cluster, if it does not.
+    fn mask_problem(&self, mask: u16) -> Option<String> {
+        let shape = self.spec.cluster_shape();
+        match shape.ranks(mask) {
+            Ok(ranks) if !ranks.is_empty() => None,
+            Ok(_) => Some("names no CTA".to_string()),
+            Err(outside) => Some(format!(
+                "names rank {outside}, but the cluster has {} CTA(s) (ranks 0..{})",
+                shape.ctas(),
+                shape.ctas()
+            )),
+        }
+    }
+
     /// The source location `who` reported last, if it was the last to report one.
     fn location(&self, who: Who) -> Option<&'static Location<'static>> {
         self.at.get().filter(|(w, _)| *w == who).map(|(_, at)| at)

@@ -41,6 +41,9 @@ pub enum SimError {
     },
     /// The options are unusable (for example a clock of zero GHz).
     Options(String),
+    /// The kernel's clusters cannot be placed on the machine (no GPC holds one, or the
+    /// machine's GPC layout does not add up to its SMs).
+    Clusters(String),
 }
 
 impl std::fmt::Display for SimError {
@@ -59,6 +62,7 @@ impl std::fmt::Display for SimError {
                 write!(f, "kernel `{kernel}`, {instance}: the kernel needs {needs}")
             }
             SimError::Options(message) => write!(f, "invalid simulation options: {message}"),
+            SimError::Clusters(message) => write!(f, "cannot place the clusters: {message}"),
         }
     }
 }
@@ -70,7 +74,9 @@ impl std::error::Error for SimError {
             SimError::Occupancy { error, .. } => Some(error),
             SimError::Fault(e) => Some(e),
             SimError::Panic(e) => Some(e),
-            SimError::Deadlock { .. } | SimError::Unsupported { .. } | SimError::Options(_) => None,
+            SimError::Deadlock { .. } | SimError::Unsupported { .. } | SimError::Options(_) | SimError::Clusters(_) => {
+                None
+            }
         }
     }
 }

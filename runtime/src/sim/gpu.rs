@@ -9,12 +9,16 @@
 //! grid therefore runs in waves of `SMs x CTAs per SM`, and the last, partial wave leaves SMs
 //! idle: the report's tail. Launching a CTA costs no cycles (the block scheduler's latency is
 //! not modelled); a CTA retires once its last warp has exited and its copies have landed.
+//! A kernel with clusters of more than one CTA is placed cluster by cluster on the GPCs
+//! instead ([`super::clusters`]): it runs in waves of resident clusters.
 //!
 //! **One event loop.** Every SM is stepped only at the cycles where it has something to do
 //! ([`super::sm`]); a heap ordered by cycle picks the SM with the earliest next step, and an
 //! SM keeps running while its next step comes no later than any other SM's. Memory requests
-//! therefore reach the shared L2/HBM servers in cycle order. Every CTA is simulated: there
-//! is no shortcut for identical CTAs.
+//! therefore reach the shared L2/HBM servers in cycle order. What a step does to another SM
+//! (a multicast copy landing in a peer CTA, an arrival on a peer's barrier, a cluster
+//! barrier's release) is queued on that SM at a later cycle and puts it back in the heap.
+//! Every CTA is simulated: there is no shortcut for identical CTAs.
 
 use std::cell::OnceCell;
 use std::cmp::Reverse;
@@ -23,7 +27,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::deadlock::{BlockedInstance, Deadlock};
+use crate::deadlock::{BlockedInstance, Deadlock, Waiting};
 use crate::dsl::{Cta, Kernel, KernelSpec, RoleFuture, SmemBuffer, Who};
 use crate::error::{RoleFault, RolePanic};
 use crate::launch::{self, Grid};
@@ -32,14 +36,17 @@ use crate::report::{
     Utilisation, Waves, role_waits,
 };
 
+use warpspec_hw::ClusterShape;
+
 use super::backend::SimBackend;
+use super::clusters::ClusterRun;
 use super::error::SimError;
 use super::machine::Machine;
 use super::memory::MemorySystem;
 use super::occupancy::{BlockResources, Occupancy, OccupancyError, occupancy};
 use super::options::{Progress, SimOptions};
 use super::sites::{Queued, SiteCycles, SiteTable};
-use super::sm::{CtaShape, Driver, Env, Place, Sm};
+use super::sm::{CtaShape, Driver, Env, NEVER, Place, Sm};
 use super::timing::{ExecPipe, Timing};
 
 /// Grids larger than this are refused: the simulator keeps a small record per CTA.
@@ -59,13 +66,6 @@ pub fn simulate<K: Kernel>(
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
     let spec = launch::check::<K>(&grid, &machine.cta_limits())?;
-    if spec.clustered() {
-        return Err(SimError::Unsupported {
-            kernel: spec.name,
-            instance: format!("declared with clusters of {:?} CTAs", spec.cluster),
-            needs: "thread-block clusters (multicast TMA loads, arrivals on peer CTAs, cluster barriers), which the timing model does not schedule yet; run it on the emulator",
-        });
-    }
     if grid.ctas() > MAX_CTAS {
         return Err(SimError::Options(format!(
             "the grid has {} CTAs; the simulator handles at most {MAX_CTAS}",
@@ -107,6 +107,7 @@ pub fn simulate<K: Kernel>(
         sms,
         sites: &sites,
         grid: grid.dims,
+        cluster: spec.clustered().then(|| spec.cluster_shape()),
     };
     let mut report = run.run(opts, &mut driver)?;
     report.clocks = Some(super::clock::figures(machine, &report));
@@ -191,7 +192,7 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
             backend,
             block: self.grid.block(cta),
             grid: self.grid.dims,
-            rank: 0,
+            rank: self.spec.cluster_shape().rank(self.grid.block(cta)),
             tiles: crate::dsl::ClusterTiles::default(),
         });
         self.futures[index] = self.instances.iter().map(|&who| Some(K::spawn(cta_ref, who))).collect();
@@ -258,6 +259,10 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
     fn block(&self, cta: usize) -> [u32; 3] {
         self.grid.block(cta)
     }
+
+    fn seek(&mut self, cta: usize) {
+        self.next = cta;
+    }
 }
 
 impl<K: Kernel> KernelDriver<'_, K> {
@@ -292,6 +297,8 @@ pub(crate) struct GpuRun<'a> {
     pub sites: &'a SiteTable,
     /// The grid's dimensions.
     pub grid: [u32; 3],
+    /// The kernel's clusters, when it has clusters of more than one CTA.
+    pub cluster: Option<ClusterShape>,
 }
 
 impl GpuRun<'_> {
@@ -319,23 +326,62 @@ impl GpuRun<'_> {
         let env_of = |sm: usize| if sm < traced_sms { &env_traced } else { &env_plain };
         let mut sms: Vec<Sm> = (0..sm_count).map(|i| Sm::new(i, ctas_per_sm, env_of(i))).collect();
         let mut mem = MemorySystem::new(self.timing);
-        for resident in 0..ctas_per_sm {
-            for (i, sm) in sms.iter_mut().enumerate() {
-                sm.launch(resident, 0, env_of(i), driver)?;
+        let mut clusters = match self.cluster {
+            Some(shape) => {
+                Some(ClusterRun::new(self.machine, shape, self.grid, self.shape.warps, ctas_per_sm, sm_count)?)
+            }
+            None => None,
+        };
+        let mut woken: Vec<(usize, u64)> = Vec::new();
+        match &mut clusters {
+            Some(run) => {
+                sms.iter_mut().for_each(|sm| sm.hold_slots = true);
+                run.dispatch(0, &mut sms, &env_of, driver, &mut woken)?;
+                woken.clear();
+            }
+            None => {
+                for resident in 0..ctas_per_sm {
+                    for (i, sm) in sms.iter_mut().enumerate() {
+                        sm.launch(resident, 0, env_of(i), driver)?;
+                    }
+                }
             }
         }
+        // The cycle each SM is next due (`NEVER`: idle); heap entries that disagree are stale.
+        let mut due: Vec<u64> = vec![0; sm_count];
         let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..sm_count).map(|i| Reverse((0, i))).collect();
         let interval = opts.progress_interval.unwrap_or(Duration::from_secs(1));
         let mut last_progress = start;
         let mut steps: u64 = 0;
         let mut now = 0;
         while let Some(Reverse((t0, i))) = heap.pop() {
+            if due[i] != t0 {
+                continue;
+            }
             let env = env_of(i);
             let mut t = t0;
             loop {
                 now = now.max(t);
                 steps += 1;
-                let Some(next) = sms[i].step(t, env, &mut mem, driver)? else { break };
+                let mut next = sms[i].step(t, env, &mut mem, driver)?.unwrap_or(NEVER);
+                if let Some(run) = &mut clusters
+                    && !sms[i].outbox.is_empty()
+                {
+                    run.deliver(i, &mut sms, &env_of, driver, &mut woken)?;
+                    for (j, at) in woken.drain(..) {
+                        let at = at.max(t + 1);
+                        if j == i {
+                            next = next.min(at);
+                        } else if at < due[j] {
+                            due[j] = at;
+                            heap.push(Reverse((at, j)));
+                        }
+                    }
+                }
+                due[i] = next;
+                if next == NEVER {
+                    break;
+                }
                 if heap.peek().is_none_or(|Reverse((top, _))| next <= *top) {
                     t = next;
                 } else {
@@ -357,25 +403,41 @@ impl GpuRun<'_> {
             .enumerate()
             .find_map(|(i, sm)| (0..sm.resident_count()).find(|&r| sm.resident_cta(r).is_some()).map(|r| (i, r)))
         {
-            return Err(self.deadlock(&sms[i], resident, env_of(i), now, driver));
+            return Err(self.deadlock(&sms[i], resident, env_of(i), now, driver, clusters.as_ref()));
         }
-        Ok(self.report(&sms, &mem, traced_sms, &env_traced, start.elapsed()))
+        let resident_clusters = clusters.as_ref().map(|c| c.resident);
+        Ok(self.report(&sms, &mem, traced_sms, &env_traced, start.elapsed(), resident_clusters))
     }
 
     /// The deadlock of the CTA at `resident` of `sm`.
-    fn deadlock(&self, sm: &Sm, resident: usize, env: &Env<'_>, cycle: u64, driver: &dyn Driver) -> SimError {
+    fn deadlock(
+        &self,
+        sm: &Sm,
+        resident: usize,
+        env: &Env<'_>,
+        cycle: u64,
+        driver: &dyn Driver,
+        clusters: Option<&ClusterRun>,
+    ) -> SimError {
         let block = sm.resident_cta(resident).map_or([0; 3], |cta| driver.block(cta));
+        let cluster = clusters.and_then(|c| c.cluster_at(sm.id(), resident).map(|id| (c, id)));
         let mut blocked = Vec::new();
         let mut finished = Vec::new();
         for (inst, waiting) in self.shape.instances.iter().zip(sm.waiting(resident, env)) {
             match waiting {
                 None => finished.push(self.shape.describe(inst)),
-                Some(waiting) => blocked.push(BlockedInstance {
+                Some(mut waiting) => blocked.push(BlockedInstance {
                     role: self.shape.role_name(inst),
                     instance: u32::from(inst.index),
                     warps: (inst.first_warp, inst.first_warp + inst.warps - 1),
                     cta: None,
-                    waiting,
+                    waiting: {
+                        if let (Waiting::Cluster { arrived, threads }, Some((run, id))) = (&mut waiting, cluster) {
+                            *arrived = run.arrived_threads(id, env.timing.warp_size);
+                            *threads = run.threads(env.timing.warp_size);
+                        }
+                        waiting
+                    },
                     watchdog: None,
                 }),
             }
@@ -416,7 +478,15 @@ impl GpuRun<'_> {
         trace
     }
 
-    fn report(&self, sms: &[Sm], mem: &MemorySystem, traced_sms: usize, env: &Env<'_>, wall: Duration) -> SimReport {
+    fn report(
+        &self,
+        sms: &[Sm],
+        mem: &MemorySystem,
+        traced_sms: usize,
+        env: &Env<'_>,
+        wall: Duration,
+        resident_clusters: Option<u64>,
+    ) -> SimReport {
         let t = self.timing;
         let sm_count = sms.len();
         let cycles = sms.iter().map(|s| s.stats.last_retire).max().unwrap_or(0).max(1);
@@ -458,7 +528,11 @@ impl GpuRun<'_> {
                 role.cycles.merge(stalls);
             }
         }
-        let capacity = sm_count * self.occupancy.ctas_per_sm.max(1) as usize;
+        let cluster_ctas = self.cluster.map_or(1, |c| c.ctas());
+        let capacity = match resident_clusters {
+            Some(clusters) => clusters as usize * cluster_ctas as usize,
+            None => sm_count * self.occupancy.ctas_per_sm.max(1) as usize,
+        };
         let starved = sms.iter().filter_map(|s| s.stats.starved_at).min();
         let waves = Waves {
             ctas_per_sm: self.occupancy.ctas_per_sm,
@@ -466,6 +540,7 @@ impl GpuRun<'_> {
             waves: self.ctas as f64 / capacity as f64,
             tail_ctas: self.ctas % capacity,
             tail_cycles: starved.map_or(0, |s| cycles.saturating_sub(s)),
+            cluster_ctas,
         };
         let trace = (traced_sms > 0).then(|| self.trace(&sms[..traced_sms], env, cycles));
         SimReport {

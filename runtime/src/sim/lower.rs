@@ -187,6 +187,27 @@ pub enum Instr {
         /// The source box, for the L2 model (`None`: counts as an L2 hit).
         src: Option<GlobalTile>,
     },
+    /// A multicast TMA load (`.multicast::cluster`): `bytes` read once through the memory
+    /// system and delivered to the same slot of every CTA of `mask`, completing `bytes` on
+    /// `barrier` of each; collective.
+    TmaLoadMulticast {
+        /// Barrier the bytes complete on, in each destination CTA.
+        barrier: BarrierSlot,
+        /// Bytes delivered to each destination.
+        bytes: u32,
+        /// The source box, for the L2 model.
+        src: Option<GlobalTile>,
+        /// Destination ranks, one bit each.
+        mask: u16,
+    },
+    /// `mbarrier.arrive.release.cluster` on `barrier` of every CTA of `mask` (the issuing
+    /// CTA's own arrival is local, a peer's crosses the SM-to-SM network); collective.
+    ClusterArrive {
+        /// The barrier, in each CTA of `mask`.
+        barrier: BarrierSlot,
+        /// The CTAs arrived on, one bit per rank.
+        mask: u16,
+    },
     /// A TMA store of `bytes` shared→global, one bulk group; collective.
     TmaStore {
         /// Bytes copied.
@@ -224,6 +245,8 @@ impl Instr {
             Instr::MmaCommit { .. }
             | Instr::TmaLoad { .. }
             | Instr::TmaStore { .. }
+            | Instr::TmaLoadMulticast { .. }
+            | Instr::ClusterArrive { .. }
             | Instr::Arrive { .. }
             | Instr::NamedArrive { .. }
             | Instr::Wait(_) => 1,
@@ -240,6 +263,8 @@ impl Instr {
                 | Instr::MmaCommit { .. }
                 | Instr::TmaLoad { .. }
                 | Instr::TmaStore { .. }
+                | Instr::TmaLoadMulticast { .. }
+                | Instr::ClusterArrive { .. }
                 | Instr::Arrive { .. }
         )
     }
@@ -327,6 +352,8 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
 /// - [`Op::TmaLoad`], [`Op::TmaStore`], [`Op::Arrive`]: one issue cycle, one effect per
 ///   instance (one elected thread acts).
+/// - [`Op::TmaLoadMulticast`], [`Op::ClusterArrive`]: one issue cycle, one effect per
+///   instance, delivered to every CTA of the mask (`sim/sm/cluster.rs`).
 /// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
 pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
     let warp_size = timing.warp_size;
@@ -437,11 +464,10 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             }
         }
         Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) }),
-        Op::TmaLoadMulticast { .. } | Op::ClusterArrive { .. } => {
-            return Err(Unsupported {
-                needs: "thread-block clusters (multicast TMA loads, arrivals on peer CTAs), which the timing model does not schedule yet",
-            });
+        Op::TmaLoadMulticast { slot, bytes, src, mask, .. } => {
+            out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
         }
+        Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),
         Op::TmaStore { bytes, dst } => out.push(Instr::TmaStore { bytes, dst: Some(dst) }),
         Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
         Op::NamedArrive { barrier } => out.push(Instr::NamedArrive { barrier }),

@@ -129,6 +129,10 @@ impl Driver for MicroDriver<'_> {
     fn block(&self, cta: usize) -> [u32; 3] {
         [cta as u32, 0, 0]
     }
+
+    fn seek(&mut self, cta: usize) {
+        self.next = cta;
+    }
 }
 
 /// Runs `kernel` on `machine`: its CTAs are placed as a kernel's would be (round-robin over
@@ -152,6 +156,7 @@ pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions
         sms,
         sites: &sites,
         grid: [kernel.ctas as u32, 1, 1],
+        cluster: None,
     };
     run.run(opts, &mut MicroDriver { kernel, next: 0 })
 }

@@ -5,12 +5,13 @@
 //! tile op becomes warp-instructions; [`sm`] is one SM (schedulers, pipes, tensor cores,
 //! TMA, barriers: the `wgmma` latency is [`machine::Machine::wgmma_latency`], used in
 //! [`sm`]); [`memory`] is L2/HBM; [`gpu`] places CTAs on SMs and runs them all in one event
-//! loop ([`simulate`]); [`clock`] predicts the SM clock a run holds (boost, or the clock at
+//! loop ([`simulate`]), with `clusters.rs` placing thread-block clusters on GPCs; [`clock`] predicts the SM clock a run holds (boost, or the clock at
 //! the board's power limit); [`micro`] runs hand-built instruction streams. Results are a
 //! [`crate::report::SimReport`].
 
 mod backend;
 pub mod clock;
+mod clusters;
 mod error;
 pub mod gpu;
 pub mod lower;

@@ -118,6 +118,10 @@ pub struct Timing {
     pub mbarrier_wake: u64,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
     pub named_barrier: u64,
+    /// An arrival on a peer CTA's mbarrier to its counting there, cycles.
+    pub remote_arrive: u64,
+    /// Last `barrier.cluster` arrival to the waiters of every CTA resuming, cycles.
+    pub cluster_barrier: u64,
     /// Per pipe ([`ExecPipe::index`]), the factor on its interval while the tensor cores
     /// are busy (the LSU entry applies to counted LSU instructions: shuffles).
     pub tensor_busy_factor: [f64; 4],
@@ -176,6 +180,8 @@ impl Timing {
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
+            remote_arrive: u64::from(machine.clusters.remote_arrive_cycles.value).max(1),
+            cluster_barrier: u64::from(machine.clusters.cluster_barrier_cycles.value).max(1),
             tensor_busy_factor: [
                 t.interference.fma_interval_factor.value.max(1.0),
                 t.interference.alu_interval_factor.value.max(1.0),

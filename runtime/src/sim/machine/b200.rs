@@ -1,7 +1,7 @@
 //! NVIDIA B200: the Blackwell machine description, with the sources of its numbers.
 
 use super::{
-    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
+    Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
     ResidencyLimits, SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, TensorMemory, Tma,
 };
 
@@ -236,6 +236,20 @@ impl Machine {
                 named_barrier_cycles: Param::new(
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",
+                ),
+            },
+            clusters: Clusters {
+                gpc_sms: Param::new(
+                    &[20, 18, 18, 18, 18, 18, 18, 20],
+                    "assumed split of the 148 SMs over 8 GPCs in whole TPCs (the per-GPC split is not published); only clusters of more than 2 CTAs depend on it; to be calibrated: calibration/README.md",
+                ),
+                remote_arrive_cycles: Param::new(
+                    180,
+                    "assumed equal to the H100 value (no published number); to be calibrated: calibration/README.md",
+                ),
+                cluster_barrier_cycles: Param::new(
+                    360,
+                    "assumed equal to the H100 value (no published number); to be calibrated: calibration/README.md",
                 ),
             },
             power: Power {

@@ -1,8 +1,8 @@
 //! NVIDIA H100 SXM5: the Hopper machine description, with the sources of its numbers.
 
 use super::{
-    Clocks, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile, ResidencyLimits,
-    SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, Tma,
+    Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile,
+    ResidencyLimits, SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, Tma,
 };
 
 /// Source strings shared by several Hopper parameters.
@@ -260,6 +260,20 @@ impl Machine {
                 named_barrier_cycles: Param::new(
                     39,
                     "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
+                ),
+            },
+            clusters: Clusters {
+                gpc_sms: Param::new(
+                    &[18, 18, 16, 16, 16, 16, 16, 16],
+                    "assumed split: the H100 SXM5 enables 132 SMs as 66 TPCs of 2 SMs over 8 GPCs, unevenly (NVIDIA H100 whitepaper 2022, full GH100 = 8 GPCs x 9 TPCs; CUTLASS issue #1921), and a GPC of 16 SMs was observed on an H100 (accel-sim gpu-app-collection PR #87, SM-to-GPC mapping); the per-GPC split is not published. Any split in whole TPCs holds 66 clusters of 2 CTAs at 1 CTA per SM; clusters of 4 or more depend on it. A cudaOccupancyMaxActiveClusters reading per cluster size replaces it",
+                ),
+                remote_arrive_cycles: Param::new(
+                    180,
+                    "assumed: no SM-to-SM mbarrier arrival latency was retrieved from the microbenchmark papers (Luo et al. arXiv 2402.13499 and Luhnen et al. HPEC 2024 measure the SM-to-SM network but their figures were not at hand); taken between the measured local mbarrier wake (89) and an L2 hit (263); to be calibrated: calibration/README.md",
+                ),
+                cluster_barrier_cycles: Param::new(
+                    360,
+                    "assumed: barrier.cluster arrive+wait as a round trip over the SM-to-SM network, twice remote_arrive_cycles; paid twice per CTA by a persistent kernel; to be calibrated: calibration/README.md",
                 ),
             },
             power: Machine::gh100_power(Param::new(

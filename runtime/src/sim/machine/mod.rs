@@ -453,6 +453,23 @@ parameters! {
 }
 
 parameters! {
+    /// Thread-block clusters ([`warpspec_hw::ClusterShape`]): where they may run and what
+    /// talking across the CTAs of one costs.
+    pub struct Clusters {
+        /// SMs of each GPC; a cluster's CTAs all run on the SMs of one GPC. Sums to
+        /// `sm_count`.
+        pub gpc_sms: Param<&'static [u32]>,
+        /// Cycles from `mbarrier.arrive.release.cluster` on a peer CTA's barrier (after `mapa`)
+        /// to the arrival counting there; an arrival on the issuing CTA's own barrier costs
+        /// what a local one does.
+        pub remote_arrive_cycles: Param<u32>,
+        /// Cycles from the last thread of the cluster arriving at `barrier.cluster` until
+        /// the waiters of every CTA resume.
+        pub cluster_barrier_cycles: Param<u32>,
+    }
+}
+
+parameters! {
     /// Board power and the SM clock it allows under sustained load ([`crate::sim::clock`]).
     ///
     /// Predicted board power at SM clock `f` (`s = f / boost`), for a run whose activity
@@ -525,6 +542,8 @@ parameters! {
         pub hbm: Hbm,
         /// Synchronisation latencies.
         pub sync: Sync,
+        /// Thread-block clusters.
+        pub clusters: Clusters,
         /// Board power and the sustained SM clock.
         pub power: Power,
     }

@@ -47,6 +47,7 @@
 //! instruction: testing it takes an issue cycle; a warp whose wait cannot pass sleeps until
 //! the object it waits on changes.
 
+mod cluster;
 mod pipes;
 mod scheduler;
 pub(crate) mod shape;
@@ -66,6 +67,7 @@ use super::memory::{MemorySystem, Server};
 use super::sites::{Queued, Site, SiteCycles};
 use super::timing::{ExecPipe, Timing};
 
+pub(crate) use cluster::{ClusterLink, Outgoing};
 pub use scheduler::SchedulerPolicy;
 pub(crate) use shape::{BarrierShape, CtaShape, InstanceShape, NamedShape};
 
@@ -101,6 +103,9 @@ pub(crate) trait Driver {
     fn retire(&mut self, place: Place);
     /// `blockIdx` of CTA `cta`.
     fn block(&self, cta: usize) -> [u32; 3];
+    /// Makes CTA `cta` (linear index) the next one [`Driver::launch`] starts (the cluster
+    /// scheduler starts the CTAs of a cluster together, out of grid order).
+    fn seek(&mut self, cta: usize);
 }
 
 /// Counters of one SM.
@@ -161,6 +166,16 @@ struct Resident {
     /// Every asynchronous copy of the CTA has completed by this cycle.
     outstanding: f64,
     traced: bool,
+    /// The CTA's cluster (`None`: a kernel without clusters; the CTA is a cluster of one).
+    cluster: Option<ClusterLink>,
+    /// Warps of the CTA arrived at `barrier.cluster` in its current use (cluster of one).
+    cluster_arrived: u32,
+    /// Uses of `barrier.cluster` completed for this CTA.
+    cluster_released: u32,
+    /// When the latest use releases its waiters.
+    cluster_release_at: u64,
+    /// Warps waiting on `barrier.cluster`.
+    cluster_waiters: Vec<u32>,
 }
 
 impl Resident {
@@ -173,13 +188,17 @@ impl Resident {
 /// An asynchronous completion, for the CTA at `resident` while it is the same CTA
 /// (`generation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum EventKind {
+pub(crate) enum EventKind {
     /// A TMA load's bytes land on their mbarrier.
     TxLand { resident: u32, generation: u32, barrier: BarrierSlot, bytes: u32 },
     /// A `tcgen05.commit` arrives: the MMAs before it have completed.
     MmaArrive { resident: u32, generation: u32, barrier: BarrierSlot },
     /// A CTA's last warp has exited and its copies have completed.
     Retire { resident: u32, generation: u32 },
+    /// An arrival from a peer CTA of the cluster (`mbarrier.arrive.release.cluster`).
+    RemoteArrive { resident: u32, generation: u32, barrier: BarrierSlot },
+    /// A use of `barrier.cluster` has completed: the CTA's waiters resume.
+    ClusterRelease { resident: u32, generation: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,6 +251,11 @@ pub(crate) struct Sm {
     pub trace_outside: u64,
     /// CTAs recorded.
     pub traced_ctas: u32,
+    /// What this SM's steps send to other SMs and to the cluster scheduler.
+    pub outbox: Vec<Outgoing>,
+    /// A retiring CTA leaves its slot to the cluster scheduler instead of taking the next
+    /// CTA of the grid itself.
+    pub hold_slots: bool,
 }
 
 fn ceil(x: f64) -> u64 {
@@ -263,6 +287,8 @@ impl Sm {
             trace_dropped: 0,
             trace_outside: 0,
             traced_ctas: 0,
+            outbox: Vec::new(),
+            hold_slots: false,
         }
     }
 
@@ -281,12 +307,17 @@ impl Sm {
         self.residents.len()
     }
 
+    /// The SM's index.
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
     /// The place of the CTA at `resident`.
     fn place(&self, resident: usize) -> Place {
         Place { sm: self.id, resident }
     }
 
-    fn push_event(&mut self, time: u64, kind: EventKind) {
+    pub(crate) fn push_event(&mut self, time: u64, kind: EventKind) {
         self.seq += 1;
         self.events.push(Reverse(Event { time, seq: self.seq, kind }));
     }
@@ -319,6 +350,11 @@ impl Sm {
         s.live_warps = shape.warps;
         s.outstanding = 0.0;
         s.traced = traced;
+        s.cluster = None;
+        s.cluster_arrived = 0;
+        s.cluster_released = 0;
+        s.cluster_release_at = 0;
+        s.cluster_waiters.clear();
         let base = resident * shape.warps as usize;
         for w in 0..shape.warps as usize {
             let instance = self.owners[w].instance;
@@ -470,7 +506,23 @@ impl Sm {
                     self.stats.ctas += 1;
                     self.stats.last_retire = t;
                     driver.retire(self.place(resident as usize));
-                    self.launch(resident as usize, t, env, driver)?;
+                    if self.hold_slots {
+                        self.outbox.push(Outgoing::Freed { resident: resident as usize, at: t });
+                    } else {
+                        self.launch(resident as usize, t, env, driver)?;
+                    }
+                }
+            }
+            EventKind::RemoteArrive { resident, generation, barrier } => {
+                let s = &mut self.residents[resident as usize];
+                if s.generation == generation && s.active && s.mbar(barrier).bar.arrive(0) {
+                    self.phase_completed(resident as usize, barrier, t, env.timing.mbarrier_wake);
+                }
+            }
+            EventKind::ClusterRelease { resident, generation } => {
+                let s = &self.residents[resident as usize];
+                if s.generation == generation && s.active {
+                    self.release_cluster(resident as usize, t);
                 }
             }
         }

@@ -132,8 +132,7 @@ impl Sm {
         let (resident, instance) = (self.warps[w].resident as usize, self.warps[w].instance as usize);
         let first = !std::mem::replace(&mut self.warps[w].wait_started, true);
         match wait {
-            // Never queued: the backend refuses `barrier.cluster` (`SimBackend::poll_wait`).
-            Wait::ClusterSync => WaitTest::Pass,
+            Wait::ClusterSync => self.test_cluster_sync(w, first, t, env),
             Wait::Parity { slot: b, parity } => {
                 let bar = self.residents[resident].mbar(b);
                 if bar.bar.parity_passed(parity) {
@@ -245,6 +244,10 @@ impl Sm {
                             roles: spec.roles.clone(),
                         },
                         None => Waiting::UnknownNamed,
+                    },
+                    Some(Instr::Wait(Wait::ClusterSync)) => Waiting::Cluster {
+                        arrived: s.cluster_arrived * env.timing.warp_size,
+                        threads: shape.warps * env.timing.warp_size,
                     },
                     Some(Instr::Wait(Wait::Mma { pending })) => Waiting::MmaGroups { pending: *pending },
                     Some(Instr::Wait(Wait::Store { pending })) => Waiting::Stores { pending: *pending },

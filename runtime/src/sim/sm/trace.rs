@@ -72,8 +72,7 @@ impl Sm {
             Wait::Mma { pending } => Awaited::MmaGroups { pending },
             Wait::Store { pending } => Awaited::Stores { pending },
             Wait::NamedSync { barrier } => Awaited::NamedSync { name: env.shape.named_name(barrier) },
-            // Never queued: the backend refuses `barrier.cluster` (`SimBackend::poll_wait`).
-            Wait::ClusterSync => Awaited::NamedSync { name: "cluster".into() },
+            Wait::ClusterSync => Awaited::NamedSync { name: "barrier.cluster".into() },
         };
         let track = self.track_of(w, env);
         let Some(to) = self.record(env, track, SpanKind::Wait(awaited), site, start, end) else { return };
@@ -126,6 +125,10 @@ fn issued(instr: &Instr, env: &Env<'_>) -> Option<Issued> {
         Instr::TmaLoad { barrier, bytes, .. } => {
             Issued::Tma(TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) })
         }
+        Instr::TmaLoadMulticast { barrier, bytes, .. } => {
+            Issued::Tma(TmaCopy::Load { bytes, barrier: env.shape.stage(barrier) })
+        }
+        Instr::ClusterArrive { barrier, .. } => Issued::Arrive { barrier: env.shape.stage(barrier) },
         Instr::TmaStore { bytes, .. } => Issued::Tma(TmaCopy::Store { bytes }),
         Instr::Arrive { barrier, .. } => Issued::Arrive { barrier: env.shape.stage(barrier) },
         Instr::NamedArrive { barrier } => Issued::NamedArrive { name: env.shape.named_name(barrier) },

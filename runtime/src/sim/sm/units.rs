@@ -177,6 +177,10 @@ impl Sm {
                     self.trace_copy(TmaCopy::Store { bytes }, t, ceil(written), env);
                 }
             }
+            Instr::TmaLoadMulticast { barrier, bytes, src, mask } => {
+                self.fire_multicast(resident, (barrier, bytes, src, mask), t, env, mem);
+            }
+            Instr::ClusterArrive { barrier, mask } => self.fire_cluster_arrive(resident, barrier, mask, t, env),
             Instr::Arrive { barrier, tx_bytes } if self.residents[resident].mbar(barrier).bar.arrive(tx_bytes) => {
                 self.phase_completed(resident, barrier, t, timing.mbarrier_wake);
             }

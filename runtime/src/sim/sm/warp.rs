@@ -47,6 +47,8 @@ pub(super) struct Warp {
     pub block: Block,
     /// Whether the head wait has been tested once (a `bar.sync` arrives on its first test).
     pub wait_started: bool,
+    /// Uses of `barrier.cluster` the warp has arrived at.
+    pub cluster_syncs: u32,
     /// The use of the named barrier the warp arrived at.
     pub named_generation: u64,
     pub waits_passed: u32,
@@ -75,6 +77,7 @@ impl Warp {
             chain_ready: 0,
             block: Block::No,
             wait_started: false,
+            cluster_syncs: 0,
             named_generation: 0,
             waits_passed: 0,
             collectives: 0,
