@@ -244,12 +244,12 @@ impl Machine {
                     "assumed split of the 148 SMs over 8 GPCs in whole TPCs (the per-GPC split is not published); only clusters of more than 2 CTAs depend on it; to be calibrated: calibration/README.md",
                 ),
                 remote_arrive_cycles: Param::new(
-                    180,
-                    "assumed equal to the H100 value (no published number); to be calibrated: calibration/README.md",
+                    236,
+                    "assumed equal to the H100/H200 measurement (calibration/README.md Item 12); no B200 figure",
                 ),
                 cluster_barrier_cycles: Param::new(
-                    360,
-                    "assumed equal to the H100 value (no published number); to be calibrated: calibration/README.md",
+                    336,
+                    "assumed equal to the H100/H200 measurement (calibration/README.md Item 12); no B200 figure",
                 ),
             },
             power: Power {

@@ -264,16 +264,16 @@ impl Machine {
             },
             clusters: Clusters {
                 gpc_sms: Param::new(
-                    &[18, 18, 16, 16, 16, 16, 16, 16],
-                    "assumed split: the H100 SXM5 enables 132 SMs as 66 TPCs of 2 SMs over 8 GPCs, unevenly (NVIDIA H100 whitepaper 2022, full GH100 = 8 GPCs x 9 TPCs; CUTLASS issue #1921), and a GPC of 16 SMs was observed on an H100 (accel-sim gpu-app-collection PR #87, SM-to-GPC mapping); the per-GPC split is not published. Any split in whole TPCs holds 66 clusters of 2 CTAs at 1 CTA per SM; clusters of 4 or more depend on it. A cudaOccupancyMaxActiveClusters reading per cluster size replaces it",
+                    &[18, 18, 18, 18, 18, 18, 16, 8],
+                    "measured: cudaOccupancyMaxActiveClusters at one CTA per SM holds 132 / 66 / 30 / 15 / 7 clusters of 1 / 2 / 4 / 8 / 16 CTAs, which 8 GPCs of 18, 18, 18, 18, 18, 18, 16, 8 SMs reproduce (so does 18 x 5, 16, 16, 10; other splits do not), calibration/README.md Item 12 (H200, same GH100 die; the split of a given part may differ with floor-sweeping). At two CTAs per SM the driver holds 62 clusters of 4 where slot counting on this split gives 66",
                 ),
                 remote_arrive_cycles: Param::new(
-                    180,
-                    "assumed: no SM-to-SM mbarrier arrival latency was retrieved from the microbenchmark papers (Luo et al. arXiv 2402.13499 and Luhnen et al. HPEC 2024 measure the SM-to-SM network but their figures were not at hand); taken between the measured local mbarrier wake (89) and an L2 hit (263); to be calibrated: calibration/README.md",
+                    236,
+                    "measured: mapa + mbarrier.arrive.shared::cluster on a peer CTA -> its try_wait resumes 236 cycles one way (p10-p90 228-244), calibration/README.md Item 12 (H200, same GH100 SM)",
                 ),
                 cluster_barrier_cycles: Param::new(
-                    360,
-                    "assumed: barrier.cluster arrive+wait as a round trip over the SM-to-SM network, twice remote_arrive_cycles; paid twice per CTA by a persistent kernel; to be calibrated: calibration/README.md",
+                    336,
+                    "measured: barrier.cluster.arrive + wait, 336 cycles per round over 2 CTAs (344 over 4), calibration/README.md Item 12 (H200, same GH100 SM)",
                 ),
             },
             power: Machine::gh100_power(Param::new(
