@@ -83,6 +83,25 @@ impl Launch for Once<'_> {
     }
 }
 
+/// Launches the kernel once, untimed and unchecked (for a profiler: `run.sh` with `NCU=1`).
+struct Profiled<'a>(&'a Cuda);
+
+impl Launch for Profiled<'_> {
+    type Output = Result<Measurement, String>;
+    fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
+        let prepared = self.0.prepare::<K>(grid, params).map_err(|e| e.to_string())?;
+        prepared.run().map_err(|e| e.to_string())?;
+        Err(PROFILED.into())
+    }
+
+    fn clusters<K: Kernel>(&self) -> Result<usize, String> {
+        device_clusters::<K>(self.0)
+    }
+}
+
+/// The status of a configuration launched once for a profiler.
+const PROFILED: &str = "launched once for a profiler";
+
 /// Times the kernel with the bench.
 struct Timed<'a, 'g> {
     cuda: &'a Cuda,
@@ -112,11 +131,20 @@ pub struct Sweep<'a> {
     checked: HashMap<String, Result<(), String>>,
     /// The GEMM operands of the last shape, reused by every kernel at that shape.
     operands: Option<([usize; 3], GemmTensors)>,
+    /// Launch each kernel once, unchecked and untimed, instead of measuring it.
+    profile: bool,
 }
 
 impl<'a> Sweep<'a> {
     /// A sweep on `cuda`, sustained phases of `sustained_s` seconds after `rest_s` of rest.
-    pub fn new(cuda: &'a Cuda, sustained_s: f64, rest_s: f64, mut out: Outputs) -> Result<Sweep<'a>, String> {
+    /// With `profile`, each kernel is launched once instead (for a profiler).
+    pub fn new(
+        cuda: &'a Cuda,
+        sustained_s: f64,
+        rest_s: f64,
+        profile: bool,
+        mut out: Outputs,
+    ) -> Result<Sweep<'a>, String> {
         let config = BenchConfig {
             sustained: Duration::from_secs_f64(sustained_s),
             rest: Duration::from_secs_f64(rest_s),
@@ -129,7 +157,7 @@ impl<'a> Sweep<'a> {
             writeln!(series, "{}", render::SERIES_HEADER).map_err(|e| e.to_string())?;
         }
         writeln!(out.status, "id,status,message").map_err(|e| e.to_string())?;
-        Ok(Sweep { cuda, bench, out, checked: HashMap::new(), operands: None })
+        Ok(Sweep { cuda, bench, out, checked: HashMap::new(), operands: None, profile })
     }
 
     fn status(&mut self, id: &str, status: &str, message: &str) {
@@ -205,6 +233,9 @@ impl<'a> Sweep<'a> {
         let id = config.id.to_string();
         let name = format!("#{} {} {} {}", config.id, config.kernel, config.variant, config.shape());
         let result = match &config.work {
+            Work::Gemm { m, n, k, .. } if self.profile => {
+                self.gemm_operands([*m, *n, *k]).and_then(|t| kernels::gemm(config, t, &mut Profiled(self.cuda))?)
+            }
             Work::Gemm { m, n, k, .. } => self.check_gemm(config).and_then(|()| {
                 let t = self.gemm_operands([*m, *n, *k])?;
                 let mut timed = Timed { cuda: self.cuda, bench: &mut self.bench, name, flops: config.flops() };
@@ -216,6 +247,9 @@ impl<'a> Sweep<'a> {
                         let len = problem.elements();
                         let (q, k, v) = (random(5, len), random(6, len), random(7, len));
                         Tensors::<bf16>::new(problem, &q, &k, &v).map_err(|e| e.to_string()).and_then(|t| {
+                            if self.profile {
+                                return kernels::attention(config, t, &mut Profiled(self.cuda))?;
+                            }
                             let mut timed =
                                 Timed { cuda: self.cuda, bench: &mut self.bench, name, flops: config.flops() };
                             kernels::attention(config, t, &mut timed)?
@@ -237,6 +271,7 @@ impl<'a> Sweep<'a> {
                 self.record(&m);
                 self.status(&id, "ok", "");
             }
+            Err(e) if e == PROFILED => self.status(&id, "profiled", ""),
             Err(e) => self.status(&id, "failed", &e),
         }
     }
@@ -252,6 +287,11 @@ impl<'a> Sweep<'a> {
             let db = gpu.upload(&to_bf16(random(9, n * k))).map_err(|e| e.to_string())?;
             let dc = gpu.alloc::<bf16>(m * n).map_err(|e| e.to_string())?;
             let flops = 2.0 * (m * n * k) as f64;
+            if self.profile {
+                cublas.gemm_bf16_tn(&da, &db, &dc, (m, n, k)).map_err(|e| e.to_string())?;
+                gpu.download(&dc).map_err(|e| e.to_string())?;
+                return Err(PROFILED.into());
+            }
             self.bench
                 .measure(&format!("cublas bf16 {m}x{n}x{k}"), Some(flops), || {
                     cublas.gemm_bf16_tn(&da, &db, &dc, (m, n, k))
@@ -263,6 +303,7 @@ impl<'a> Sweep<'a> {
                 self.record(&m);
                 self.status(&id, "ok", "");
             }
+            Err(e) if e == PROFILED => self.status(&id, "profiled", ""),
             Err(e) => self.status(&id, "failed", &e),
         }
     }

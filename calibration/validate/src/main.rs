@@ -71,6 +71,10 @@ enum Command {
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
+        /// With --gpu: launch each kernel once, unchecked and untimed, for a profiler
+        /// (`NCU=1 run.sh`), instead of measuring it.
+        #[arg(long)]
+        profile: bool,
         /// Seconds of each sustained phase.
         #[arg(long, default_value_t = 3.0)]
         sustained_s: f64,
@@ -153,13 +157,13 @@ fn shape(s: &str) -> Result<[usize; 3], String> {
 
 fn run(args: Args) -> Result<(), String> {
     match args.command {
-        Command::Run { select: s, model_out, no_model, resimulate, gpu, sustained_s, rest_s, cublas } => {
+        Command::Run { select: s, model_out, no_model, resimulate, profile, gpu, sustained_s, rest_s, cublas } => {
             let configs = select(&s)?;
             if !no_model {
                 predict_all(&configs, &model_out, resimulate)?;
             }
             if let Some(dir) = gpu {
-                measure_all(&configs, &dir, sustained_s, rest_s, &cublas)?;
+                measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
             }
             Ok(())
         }
@@ -229,7 +233,14 @@ fn predict_all(configs: &[Config], out: &Path, resimulate: bool) -> Result<(), S
 }
 
 /// Measures every configuration on GPU 0.
-fn measure_all(configs: &[Config], dir: &Path, sustained_s: f64, rest_s: f64, cublas: &[String]) -> Result<(), String> {
+fn measure_all(
+    configs: &[Config],
+    dir: &Path,
+    sustained_s: f64,
+    rest_s: f64,
+    profile: bool,
+    cublas: &[String],
+) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let create = |name: &str| std::fs::File::create(dir.join(name)).map_err(|e| format!("{name}: {e}"));
     let cuda = warpspec::gpu::Cuda::new(0).map_err(|e| e.to_string())?;
@@ -239,7 +250,7 @@ fn measure_all(configs: &[Config], dir: &Path, sustained_s: f64, rest_s: f64, cu
         series: Some(create("series.csv")?),
         status: create("status.csv")?,
     };
-    let mut sweep = gpu::Sweep::new(&cuda, sustained_s, rest_s, out)?;
+    let mut sweep = gpu::Sweep::new(&cuda, sustained_s, rest_s, profile, out)?;
     // By problem shape, so the operands of one shape are generated once, with calibration and
     // held-out shapes alternating (a run cut short still has both); split order otherwise.
     const ORDER: [&str; 5] =
