@@ -58,7 +58,7 @@ fn run() -> Result<(), String> {
             run.burst.cycles,
             boost,
             tflops(run.burst.cycles, boost),
-            run.power_at_boost_w
+            run.power_at_top_w
         );
         println!(
             "sustained {} cycles at {:.3} GHz = {:.1} TFLOP/s",

@@ -73,7 +73,7 @@ def rows():
     # The 2-CTA multicast GEMM (examples/cluster_gemm_kernel.rs), persistent over the
     # resident clusters: every shape held out (the model's cluster terms are not fitted).
     for shape in CLUSTER_GEMM:
-        out.append(dict(family="cluster_gemm", kernel="cluster_gemm", tile="128x128", stages=4,
+        out.append(dict(family="cluster_gemm", kernel="cluster_gemm", tile="128x256", stages=3,
                         bk=64, m=shape[0], n=shape[1], k=shape[2], variant="persistent",
                         set="heldout"))
     for i, r in enumerate(out):

@@ -9,12 +9,19 @@
 //! rate over the *measured* time, so the fit does not absorb the timing model's error);
 //! `x` is the grid value whose fitted model predicts the calibration rows' clocks best; the
 //! drop's time constant is the median measured over the calibration rows.
+//!
+//! With the cycles of one launch per configuration from Nsight Compute (`--effective`,
+//! `ncu_clock.py`'s `effective.csv`), the clock of a phase is the clock the SM counts its
+//! cycles in (those cycles over the phase's time per launch), not NVML's reading, and two
+//! more parameters are fitted: `loaded_max_ghz`, the median clock of the calibration phases
+//! the power limit does not hold back (under 97% of it), and `burst_limit_w`, the median
+//! power the model gives the calibration bursts that run below that clock, at their clock.
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use warpspec::sim::Machine;
-use warpspec::sim::clock::{Activity, PowerFeatures, sustained_clock};
+use warpspec::sim::clock::{Activity, PowerFeatures, burst_clock, sustained_clock};
 
 use crate::split::{Config, Set};
 use crate::table::Table;
@@ -34,6 +41,8 @@ pub struct Point {
     pub watts: f64,
     /// Sustained time per launch, s.
     pub seconds: f64,
+    /// Burst time per launch, s, and the burst clock in GHz (with `--effective` only).
+    pub burst: Option<(f64, f64)>,
     /// Time constant of the drop, s.
     pub tau_s: Option<f64>,
     /// The model's counts for one launch.
@@ -49,6 +58,7 @@ pub fn workload_id(workload: &str, configs: &[Config]) -> Option<usize> {
     let words: Vec<&str> = workload.split_whitespace().collect();
     let (kernel, variant, shape) = match words[..] {
         ["ws_gemm", "bf16", shape] => ("ws_gemm_128x256_p4", "ws", shape),
+        ["cluster_gemm", shape, "(bf16", "C)"] => ("cluster_gemm", "persistent", shape),
         ["ws", "128x256", "p4", shape] => ("ws_128x256_p4", "ws", shape),
         [v, "128x256", "p4", shape] => ("flat_128x256_p4", v, shape),
         _ => return None,
@@ -73,11 +83,27 @@ pub fn activities(model: &Table) -> HashMap<usize, Activity> {
         .collect()
 }
 
-/// Every sustained phase of `phases` that matches a configuration with model counts.
-pub fn points(configs: &[Config], model: &Table, phases: &[Table]) -> Vec<Point> {
+/// SM cycles of one launch per configuration id, from `ncu_clock.py`'s `effective.csv`.
+pub fn measured_cycles(effective: &Table) -> HashMap<usize, f64> {
+    (0..effective.len())
+        .filter_map(|r| Some((effective.get(r, "id")?.parse().ok()?, effective.num(r, "cycles")?)))
+        .collect()
+}
+
+/// Every sustained phase of `phases` that matches a configuration with model counts (and,
+/// given `cycles`, with measured cycles: the clocks are then cycles over time per launch).
+pub fn points(configs: &[Config], model: &Table, phases: &[Table], cycles: Option<&HashMap<usize, f64>>) -> Vec<Point> {
     let acts = activities(model);
     let mut out = Vec::new();
     for t in phases {
+        let burst_ms = |id: usize| {
+            (0..t.len())
+                .find(|&r| {
+                    t.get(r, "phase") == Some("burst")
+                        && t.get(r, "workload").and_then(|w| workload_id(w, configs)) == Some(id)
+                })
+                .and_then(|r| t.num(r, "steady_ms"))
+        };
         for r in 0..t.len() {
             if t.get(r, "phase") != Some("sustained") {
                 continue;
@@ -92,15 +118,23 @@ pub fn points(configs: &[Config], model: &Table, phases: &[Table]) -> Vec<Point>
             else {
                 continue;
             };
+            let (ghz, burst) = match cycles {
+                None => (mhz / 1e3, None),
+                Some(map) => {
+                    let Some(&n) = map.get(&id) else { continue };
+                    (n / (ms * 1e6), burst_ms(id).map(|b| (b / 1e3, n / (b * 1e6))))
+                }
+            };
             out.push(Point {
                 id,
                 set: config.set,
                 workload,
-                ghz: mhz / 1e3,
+                ghz,
                 watts,
                 seconds: ms / 1e3,
+                burst,
                 tau_s: t.num(r, "sm_tau_s"),
-                activity: Activity { cycles: ms * 1e-3 * mhz * 1e6, ..*activity },
+                activity: Activity { cycles: ms * 1e-3 * ghz * 1e9, ..*activity },
             });
         }
     }
@@ -136,6 +170,14 @@ pub fn nnls(a: &[Vec<f64>], y: &[f64]) -> Vec<f64> {
     w.iter().zip(&norm).map(|(w, n)| w / n).collect()
 }
 
+/// The median of `values`, `None` if empty.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (n > 0).then(|| if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) })
+}
+
 fn features(p: &Point, boost: f64, x: f64) -> Vec<f64> {
     let f = PowerFeatures::new(&p.activity, p.seconds, p.ghz, boost, x);
     vec![1.0, f.clock, f.tensor, f.issue, f.l2, f.hbm]
@@ -163,8 +205,10 @@ pub fn fit(
     model: &Table,
     phases: &[Table],
     idle: Option<(f64, f64)>,
+    effective: Option<&Table>,
 ) -> Result<String, String> {
-    let all = points(configs, model, phases);
+    let cycles = effective.map(measured_cycles);
+    let all = points(configs, model, phases, cycles.as_ref());
     let cal: Vec<&Point> = all.iter().filter(|p| p.set == Set::Calibration).collect();
     if cal.len() < 6 {
         return Err(format!("only {} calibration points with model counts; need at least 6", cal.len()));
@@ -173,6 +217,17 @@ pub fn fit(
     let mut taus: Vec<f64> = cal.iter().filter_map(|p| p.tau_s).collect();
     taus.sort_by(f64::total_cmp);
     let tau = taus.get(taus.len() / 2).copied().unwrap_or(machine.power.drop_tau_s.value);
+    let mut machine = *machine;
+    let mut top_note = String::from("loaded_max_ghz and burst_limit_w kept (no --effective)");
+    if cycles.is_some() {
+        let free: Vec<f64> =
+            cal.iter().filter(|p| p.watts < 0.97 * machine.power.limit_w.value).map(|p| p.ghz).collect();
+        let top = median(&free).ok_or("no calibration phase under 97% of the power limit to fix loaded_max_ghz")?;
+        machine.power.loaded_max_ghz.value = top;
+        top_note =
+            format!("loaded_max_ghz = {top:.4} (median of {} calibration phases under 97% of the limit)", free.len());
+    }
+    let machine = &machine;
     let clock_error = |m: &Machine, p: &Point| sustained_clock(m, &p.activity) / p.ghz - 1.0;
     let mut best: Option<(f64, Vec<f64>, f64)> = None;
     for x in [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0] {
@@ -191,7 +246,25 @@ pub fn fit(
         }
     }
     let (x, w, mae) = best.ok_or("no fit")?;
-    let m = with_coefficients(machine, &w, x, tau);
+    let mut m = with_coefficients(machine, &w, x, tau);
+    // The bursts the fast limiter holds below the top clock: the power the model gives each
+    // at its measured clock and time.
+    let top = m.power.loaded_max_ghz.value;
+    let held: Vec<f64> = cal
+        .iter()
+        .filter_map(|p| {
+            let (secs, ghz) = p.burst?;
+            (ghz < 0.98 * top).then(|| {
+                let a = Activity { cycles: secs * ghz * 1e9, ..p.activity };
+                PowerFeatures::new(&a, secs, ghz, boost, x).terms(&m.power).total()
+            })
+        })
+        .collect();
+    if let Some(limit) = median(&held) {
+        m.power.burst_limit_w.value = limit;
+        top_note +=
+            &format!("\n  burst_limit_w = {limit:.1} (median over {} calibration bursts below 98% of it)", held.len());
+    }
     let mut out = String::new();
     let _ = writeln!(out, "power model fitted on {} calibration points (+ idle point: {:?})", cal.len(), idle);
     let names =
@@ -200,6 +273,7 @@ pub fn fit(
         let _ = writeln!(out, "  {n} = {v:.4}");
     }
     let _ = writeln!(out, "  voltage_exponent = {x}\n  drop_tau_s = {tau:.3} (median of {} measured)", taus.len());
+    let _ = writeln!(out, "  {top_note}");
     let _ =
         writeln!(out, "  calibration clock MAE {:.2}% (clock from measured time; the power model alone)", 100.0 * mae);
     let _ = writeln!(
@@ -231,6 +305,39 @@ pub fn fit(
             100.0 * mae,
             held.len()
         );
+    }
+    let bursts: Vec<(&Point, f64, f64)> =
+        all.iter().filter_map(|p| p.burst.map(|(_, ghz)| (p, ghz, burst_clock(&m, &p.activity)))).collect();
+    if !bursts.is_empty() {
+        let _ = writeln!(out, "\nburst clocks (measured cycles over burst time; predicted from the same counts)");
+        let _ = writeln!(
+            out,
+            "set          id  workload                                         MHz meas  MHz pred   err %"
+        );
+        for (p, meas, pred) in &bursts {
+            let _ = writeln!(
+                out,
+                "{:<12} {:>3}  {:<46} {:>8.0} {:>9.0} {:>7.2}",
+                p.set.name(),
+                p.id,
+                p.workload,
+                meas * 1e3,
+                pred * 1e3,
+                100.0 * (pred / meas - 1.0)
+            );
+        }
+        for set in [Set::Calibration, Set::Heldout] {
+            let e: Vec<f64> = bursts.iter().filter(|b| b.0.set == set).map(|(_, m, p)| (p / m - 1.0).abs()).collect();
+            if !e.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "{} burst clock MAE {:.2}% over {} points (power model alone, measured time)",
+                    set.name(),
+                    100.0 * e.iter().sum::<f64>() / e.len() as f64,
+                    e.len()
+                );
+            }
+        }
     }
     Ok(out)
 }

@@ -65,9 +65,15 @@ enum Command {
         /// Do not run the model (on the GPU machine: spend its time measuring).
         #[arg(long)]
         no_model: bool,
-        /// Run the model again at the predicted sustained clock (twice the host time).
+        /// Run the model again at the predicted burst and sustained clocks (up to three times
+        /// the host time).
         #[arg(long)]
         resimulate: bool,
+        /// Run each configuration once at the burst clock the power model gives the counts of
+        /// an earlier prediction file (counts do not depend on the clock); configurations
+        /// without a row there run at the top clock under load.
+        #[arg(long)]
+        clocks_from: Option<PathBuf>,
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
@@ -98,6 +104,10 @@ enum Command {
         /// Idle board power and clock at the start of the run, "W@MHz", as an extra point.
         #[arg(long)]
         idle: Option<String>,
+        /// SM cycles of one launch per configuration (`ncu_clock.py`'s effective.csv): fit
+        /// against the clock the SM counts cycles in, and fit the burst limit and top clock.
+        #[arg(long)]
+        effective: Option<PathBuf>,
     },
     /// Merge predictions and measurements: results CSV, error tables, SVG plots.
     Report {
@@ -120,6 +130,11 @@ enum Command {
         /// Directory for the SVG plots.
         #[arg(long, default_value = "docs/validation")]
         svg_dir: PathBuf,
+        /// SM cycles of one launch per configuration (`ncu_clock.py`'s effective.csv): the
+        /// measured clocks become those cycles over the time per launch, and the model's
+        /// cycles are compared with them.
+        #[arg(long)]
+        effective: Option<PathBuf>,
     },
 }
 
@@ -157,17 +172,36 @@ fn shape(s: &str) -> Result<[usize; 3], String> {
 
 fn run(args: Args) -> Result<(), String> {
     match args.command {
-        Command::Run { select: s, model_out, no_model, resimulate, profile, gpu, sustained_s, rest_s, cublas } => {
+        Command::Run {
+            select: s,
+            model_out,
+            no_model,
+            resimulate,
+            clocks_from,
+            profile,
+            gpu,
+            sustained_s,
+            rest_s,
+            cublas,
+        } => {
             let configs = select(&s)?;
             if !no_model {
-                predict_all(&configs, &model_out, resimulate)?;
+                let clocks = match &clocks_from {
+                    Some(p) => {
+                        let machine = Machine::h200();
+                        let acts = fit::activities(&table::Table::parse(&read(p)?)?);
+                        acts.iter().map(|(&id, a)| (id, warpspec::sim::clock::burst_clock(&machine, a))).collect()
+                    }
+                    None => std::collections::HashMap::new(),
+                };
+                predict_all(&configs, &model_out, resimulate, &clocks)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
             }
             Ok(())
         }
-        Command::Fit { select: s, model, phases, idle } => {
+        Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
             let mut measured = Vec::new();
@@ -175,15 +209,18 @@ fn run(args: Args) -> Result<(), String> {
                 measured.push(table::Table::parse(&read(p)?)?);
             }
             let idle = idle.map(|s| fit::parse_idle(&s)).transpose()?;
-            print!("{}", fit::fit(&Machine::h200(), &configs, &model, &measured, idle)?);
+            let effective = effective.map(|p| read(&p).and_then(|t| table::Table::parse(&t))).transpose()?;
+            print!("{}", fit::fit(&Machine::h200(), &configs, &model, &measured, idle, effective.as_ref())?);
             Ok(())
         }
-        Command::Report { select: s, model, phases, status, out, svg_dir } => {
+        Command::Report { select: s, model, phases, status, out, svg_dir, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
             let phases = phases.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
             let status = status.iter().map(|p| table::Table::parse(&read(p)?)).collect::<Result<Vec<_>, _>>()?;
-            let rows = report::merge(&Machine::h200(), &configs, &model, &phases, &status);
+            let effective = effective.map(|p| read(&p).and_then(|t| table::Table::parse(&t))).transpose()?;
+            let cycles = effective.as_ref().map(fit::measured_cycles);
+            let rows = report::merge(&Machine::h200(), &configs, &model, &phases, &status, cycles.as_ref());
             std::fs::write(&out, report::csv(&rows)).map_err(|e| format!("{}: {e}", out.display()))?;
             std::fs::create_dir_all(&svg_dir).map_err(|e| format!("{}: {e}", svg_dir.display()))?;
             for (name, text) in svg::plots(&rows) {
@@ -198,7 +235,12 @@ fn run(args: Args) -> Result<(), String> {
 
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes
 /// (the file is usable while a long sweep runs).
-fn predict_all(configs: &[Config], out: &Path, resimulate: bool) -> Result<(), String> {
+fn predict_all(
+    configs: &[Config],
+    out: &Path,
+    resimulate: bool,
+    clocks: &std::collections::HashMap<usize, f64>,
+) -> Result<(), String> {
     use std::io::Write;
     let machine = Machine::h200();
     let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -206,7 +248,7 @@ fn predict_all(configs: &[Config], out: &Path, resimulate: bool) -> Result<(), S
     let file = std::sync::Mutex::new(file);
     let done = std::sync::atomic::AtomicUsize::new(0);
     configs.par_iter().for_each(|c| {
-        let row = match model::predict(c, &machine, resimulate) {
+        let row = match model::predict(c, &machine, resimulate, clocks.get(&c.id).copied()) {
             Ok(p) => {
                 eprintln!(
                     "  [{}/{}] {c}: burst {:.4} ms, sustained {:.4} ms at {:.3} GHz ({:.1} s)",

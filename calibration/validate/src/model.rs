@@ -26,18 +26,18 @@ pub struct Prediction {
     pub sustained_ghz: f64,
     /// Sustained time, ms.
     pub sustained_ms: f64,
-    /// Predicted board power at boost, W.
-    pub power_at_boost_w: f64,
+    /// Predicted board power at the top clock under load, W.
+    pub power_at_top_w: f64,
     /// Tensor-core utilisation of the burst run.
     pub tensor_util: f64,
     /// Counts of the burst run.
     pub activity: Activity,
-    /// Host seconds the two runs took.
+    /// Host seconds the runs took.
     pub host_s: f64,
 }
 
 /// Columns of [`Prediction::row`].
-pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_boost_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_host_s,model_error";
+pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_top_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_host_s,model_error";
 
 impl Prediction {
     /// One CSV fragment (no id), `flops` per launch for TFLOP/s.
@@ -54,7 +54,7 @@ impl Prediction {
             self.sustained_ghz,
             self.sustained_ms,
             tflops(self.sustained_ms),
-            self.power_at_boost_w,
+            self.power_at_top_w,
             self.tensor_util,
             a.flops,
             a.instructions,
@@ -75,6 +75,8 @@ struct ModelLaunch<'a> {
     machine: &'a Machine,
     opts: &'a SimOptions,
     resimulate: bool,
+    /// The clock to run at (else the top clock under load).
+    clock_ghz: Option<f64>,
 }
 
 impl Launch for ModelLaunch<'_> {
@@ -82,24 +84,25 @@ impl Launch for ModelLaunch<'_> {
 
     fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
         let start = std::time::Instant::now();
-        let boost = self.machine.clocks.boost_ghz.value;
-        let (burst, sustained, sustained_ghz, power_at_boost_w) = if self.resimulate {
+        let top = self.machine.power.loaded_max_ghz.value.min(self.machine.clocks.boost_ghz.value);
+        let (burst, burst_ghz, sustained, sustained_ghz, power_at_top_w) = if self.resimulate {
             let run = simulate_clocked::<K>(self.machine, grid, params, self.opts).map_err(|e| e.to_string())?;
-            (run.burst, run.sustained, run.sustained_ghz, run.power_at_boost_w)
+            let ghz = run.burst.clock_ghz;
+            (run.burst, ghz, run.sustained, run.sustained_ghz, run.power_at_top_w)
         } else {
-            let opts = SimOptions { clock_ghz: Some(boost), ..self.opts.clone() };
+            let opts = SimOptions { clock_ghz: Some(self.clock_ghz.unwrap_or(top)), ..self.opts.clone() };
             let burst = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
             let figures = clock::figures(self.machine, &burst);
-            (burst.clone(), burst, figures.sustained.clock_ghz, figures.power_at_boost_w)
+            (burst.clone(), figures.burst.clock_ghz, burst, figures.sustained.clock_ghz, figures.power_at_top_w)
         };
         Ok(Prediction {
             burst_cycles: burst.cycles,
-            burst_ghz: boost,
-            burst_ms: burst.cycles as f64 / (boost * 1e9) * 1e3,
+            burst_ghz,
+            burst_ms: burst.cycles as f64 / (burst_ghz * 1e9) * 1e3,
             sustained_cycles: sustained.cycles,
             sustained_ghz,
             sustained_ms: sustained.cycles as f64 / (sustained_ghz * 1e9) * 1e3,
-            power_at_boost_w,
+            power_at_top_w,
             tensor_util: burst.utilisation[warpspec::report::Unit::TensorCores],
             activity: Activity::of(self.machine, &burst),
             host_s: start.elapsed().as_secs_f64(),
@@ -116,12 +119,21 @@ impl Launch for ModelLaunch<'_> {
 
 /// Predicts `config` on `machine` (shape-only tensors: no data, no arithmetic).
 ///
-/// The sustained figure is the burst run's cycles at the predicted sustained clock; with
-/// `resimulate`, the kernel is run again at that clock (`sim::clock::simulate_clocked`: more
-/// bytes per cycle from L2 and HBM at a lower SM clock), at twice the host time.
-pub fn predict(config: &Config, machine: &Machine, resimulate: bool) -> Result<Prediction, String> {
+/// The kernel runs once at the top clock under load (`power.loaded_max_ghz`); the burst and
+/// sustained figures are its cycles at the burst and sustained clocks the power model gives
+/// for its activity. With `resimulate`, the kernel is run again at each of those clocks
+/// (`sim::clock::simulate_clocked`: more bytes per cycle from L2 and HBM at a lower SM
+/// clock), at up to three times the host time. Without it, `clock_ghz` (the burst clock
+/// predicted from an earlier run's counts, which do not depend on the clock) is the clock of
+/// the one run instead of the top clock.
+pub fn predict(
+    config: &Config,
+    machine: &Machine,
+    resimulate: bool,
+    clock_ghz: Option<f64>,
+) -> Result<Prediction, String> {
     let opts = SimOptions::default();
-    let mut launch = ModelLaunch { machine, opts: &opts, resimulate };
+    let mut launch = ModelLaunch { machine, opts: &opts, resimulate, clock_ghz };
     match &config.work {
         Work::Gemm { m, n, k, .. } => {
             let t = GemmTensors {

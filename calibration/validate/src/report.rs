@@ -1,11 +1,11 @@
 //! Predictions merged with measurements: one row per configuration, errors by family and
 //! set, the ablation deltas, as CSV and as Markdown tables.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use warpspec::sim::Machine;
-use warpspec::sim::clock::sustained_clock;
+use warpspec::sim::clock::{burst_clock, sustained_clock};
 
 use crate::fit::{activities, workload_id};
 use crate::split::{Config, Set, Work};
@@ -16,21 +16,26 @@ use crate::table::{Table, field, opt};
 pub struct Row {
     /// The configuration.
     pub config: Config,
-    /// Predicted burst time, ms, at the boost clock.
+    /// Predicted burst time, ms, at the predicted burst clock.
     pub pred_burst_ms: Option<f64>,
+    /// The model's cycles of one launch (at the clock of its run).
+    pub pred_cycles: Option<f64>,
+    /// SM cycles of one launch measured by Nsight Compute (`--effective`).
+    pub meas_cycles: Option<f64>,
     /// Predicted sustained time, ms.
     pub pred_sust_ms: Option<f64>,
     /// Predicted sustained clock, MHz.
     pub pred_sust_mhz: Option<f64>,
-    /// The boost clock the burst prediction assumes, MHz.
+    /// The predicted burst clock, MHz.
     pub pred_burst_mhz: Option<f64>,
     /// Measured burst median, ms.
     pub meas_burst_ms: Option<f64>,
-    /// SM clock during the burst, MHz.
+    /// SM clock during the burst, MHz: the measured cycles over the burst time per launch
+    /// where cycles were measured, else NVML's reading.
     pub meas_burst_mhz: Option<f64>,
     /// Measured sustained mean over the last window, ms.
     pub meas_sust_ms: Option<f64>,
-    /// Steady SM clock, MHz.
+    /// Steady SM clock, MHz (as `meas_burst_mhz`).
     pub meas_sust_mhz: Option<f64>,
     /// Steady board power, W.
     pub meas_sust_w: Option<f64>,
@@ -53,6 +58,15 @@ impl Row {
     pub fn sust_error(&self) -> Option<f64> {
         Some(self.pred_sust_ms? / self.meas_sust_ms? - 1.0)
     }
+    /// Relative error of the model's cycles against the measured cycles.
+    pub fn cycle_error(&self) -> Option<f64> {
+        Some(self.pred_cycles? / self.meas_cycles? - 1.0)
+    }
+    /// Relative error of the burst clock (against the clock counted in cycles only).
+    pub fn burst_clock_error(&self) -> Option<f64> {
+        self.meas_cycles?;
+        Some(self.pred_burst_mhz? / self.meas_burst_mhz? - 1.0)
+    }
     /// Relative error of the sustained clock.
     pub fn clock_error(&self) -> Option<f64> {
         Some(self.pred_sust_mhz? / self.meas_sust_mhz? - 1.0)
@@ -67,11 +81,20 @@ impl Row {
 /// configuration wins: this sweep, then earlier runs of the same kernels) and the sweep's
 /// status files (a sweep per family: the first file that has a configuration wins).
 ///
-/// Unless the model ran the kernel again at the sustained clock (`--resimulate`), the
-/// sustained prediction is recomputed here from the model's activity counts with
-/// `machine`'s power model (the burst run's cycles at the sustained clock, as
-/// `sim::clock::figures` does), so a refit needs no new model run.
-pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Table], status: &[Table]) -> Vec<Row> {
+/// Unless the model ran the kernel again at its burst and sustained clocks
+/// (`--resimulate`), both predictions are recomputed here from the model's activity counts
+/// with `machine`'s power model (the run's cycles at the burst and at the sustained clock, as
+/// `sim::clock::figures` does), so a refit needs no new model run. With `cycles` (measured
+/// SM cycles of one launch per id) the measured clocks are those cycles over the time per
+/// launch, the clock the model's cycles tick at; without, NVML's readings.
+pub fn merge(
+    machine: &Machine,
+    configs: &[Config],
+    model: &Table,
+    phases: &[Table],
+    status: &[Table],
+    cycles: Option<&HashMap<usize, f64>>,
+) -> Vec<Row> {
     let acts = activities(model);
     configs
         .iter()
@@ -81,11 +104,16 @@ pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Tab
             // A row whose sustained run was simulated again (`--resimulate`) keeps its own
             // figures; otherwise the burst cycles at the clock the power model gives now.
             let resimulated = mnum("model_sust_cycles").zip(mnum("model_burst_cycles")).is_some_and(|(s, b)| s != b);
-            let sustained = if resimulated {
-                mnum("model_sust_ghz").zip(mnum("model_sust_cycles"))
+            let (burst, sustained) = if resimulated {
+                (
+                    mnum("model_burst_ghz").zip(mnum("model_burst_cycles")),
+                    mnum("model_sust_ghz").zip(mnum("model_sust_cycles")),
+                )
             } else {
-                acts.get(&c.id).map(|a| (sustained_clock(machine, a), a.cycles))
+                let a = acts.get(&c.id);
+                (a.map(|a| (burst_clock(machine, a), a.cycles)), a.map(|a| (sustained_clock(machine, a), a.cycles)))
             };
+            let meas_cycles = cycles.and_then(|m| m.get(&c.id).copied());
             let find = |t: &Table, which: &str| {
                 (0..t.len()).find(|&r| {
                     t.get(r, "phase") == Some(which)
@@ -107,16 +135,20 @@ pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Tab
                 message = format!("measured in an earlier run ({status_text} in this sweep: {message})");
                 status_text = "ok".into();
             }
+            let (meas_burst_ms, meas_sust_ms) = (get(b, "steady_ms"), get(s, "steady_ms"));
+            let counted = |ms: Option<f64>| Some(meas_cycles? / (ms? * 1e3));
             Row {
                 config: c.clone(),
-                pred_burst_ms: mnum("model_burst_ms"),
+                pred_burst_ms: burst.map(|(ghz, cycles)| cycles / (ghz * 1e9) * 1e3),
+                pred_cycles: mnum("model_burst_cycles"),
+                meas_cycles,
                 pred_sust_ms: sustained.map(|(ghz, cycles)| cycles / (ghz * 1e9) * 1e3),
                 pred_sust_mhz: sustained.map(|(ghz, _)| ghz * 1e3),
-                pred_burst_mhz: mnum("model_burst_ghz").map(|g| g * 1e3),
-                meas_burst_ms: get(b, "steady_ms"),
-                meas_burst_mhz: get(b, "sm_mhz_steady"),
-                meas_sust_ms: get(s, "steady_ms"),
-                meas_sust_mhz: get(s, "sm_mhz_steady"),
+                pred_burst_mhz: burst.map(|(ghz, _)| ghz * 1e3),
+                meas_burst_ms,
+                meas_burst_mhz: if meas_cycles.is_some() { counted(meas_burst_ms) } else { get(b, "sm_mhz_steady") },
+                meas_sust_ms,
+                meas_sust_mhz: if meas_cycles.is_some() { counted(meas_sust_ms) } else { get(s, "sm_mhz_steady") },
                 meas_sust_w: get(s, "power_w_steady"),
                 meas_tau_s: get(s, "sm_tau_s"),
                 status: status_text,
@@ -130,13 +162,13 @@ pub fn merge(machine: &Machine, configs: &[Config], model: &Table, phases: &[Tab
 /// The merged CSV.
 pub fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "id,family,kernel,variant,shape,set,flops,pred_burst_mhz,pred_burst_ms,pred_burst_tflops,pred_sust_mhz,pred_sust_ms,pred_sust_tflops,meas_burst_mhz,meas_burst_ms,meas_burst_tflops,meas_sust_mhz,meas_sust_ms,meas_sust_tflops,meas_sust_w,meas_tau_s,err_burst,err_sust,err_clock,status,source,message\n",
+        "id,family,kernel,variant,shape,set,flops,pred_burst_mhz,pred_burst_ms,pred_burst_tflops,pred_sust_mhz,pred_sust_ms,pred_sust_tflops,meas_burst_mhz,meas_burst_ms,meas_burst_tflops,meas_sust_mhz,meas_sust_ms,meas_sust_tflops,meas_sust_w,meas_tau_s,err_burst,err_sust,err_clock,pred_cycles,meas_cycles,err_cycles,status,source,message\n",
     );
     for r in rows {
         let c = &r.config;
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{:.4e},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.4e},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             c.id,
             c.family,
             c.kernel,
@@ -161,6 +193,9 @@ pub fn csv(rows: &[Row]) -> String {
             opt(r.burst_error(), 4),
             opt(r.sust_error(), 4),
             opt(r.clock_error(), 4),
+            opt(r.pred_cycles, 0),
+            opt(r.meas_cycles, 0),
+            opt(r.cycle_error(), 4),
             r.status,
             r.source.map_or(String::new(), |i| i.to_string()),
             field(&r.message)
@@ -188,9 +223,9 @@ fn stats(v: &[f64]) -> Option<(f64, f64)> {
 fn summary(rows: &[Row], out: &mut String) {
     let _ = writeln!(
         out,
-        "| family | set | measured | compared | burst MAE (bias) | sustained MAE (bias) | sustained clock MAE (bias) |"
+        "| family | set | measured | compared | burst MAE (bias) | sustained MAE (bias) | cycles MAE (bias) | burst clock MAE (bias) | sustained clock MAE (bias) |"
     );
-    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut groups: BTreeMap<(String, Set), Vec<&Row>> = BTreeMap::new();
     for r in rows {
         groups.entry((r.config.family.clone(), r.config.set)).or_default().push(r);
@@ -205,11 +240,13 @@ fn summary(rows: &[Row], out: &mut String) {
         let compared = g.iter().filter(|r| r.burst_error().is_some()).count();
         let _ = writeln!(
             out,
-            "| {family} | {} | {measured} of {} | {compared} | {} | {} | {} |",
+            "| {family} | {} | {measured} of {} | {compared} | {} | {} | {} | {} | {} |",
             set.name(),
             g.len(),
             col(&Row::burst_error),
             col(&Row::sust_error),
+            col(&Row::cycle_error),
+            col(&Row::burst_clock_error),
             col(&Row::clock_error)
         );
     }
@@ -218,14 +255,17 @@ fn summary(rows: &[Row], out: &mut String) {
 fn detail(rows: &[Row], family: &str, out: &mut String) {
     let _ = writeln!(
         out,
-        "| id | kernel | variant | shape | set | burst ms pred / meas | err | sustained ms pred / meas | err | clock MHz pred / meas | err | W |"
+        "| id | kernel | variant | shape | set | burst ms pred / meas | err | sustained ms pred / meas | err | kcycles pred / meas | err | burst MHz pred / meas | sust. MHz pred / meas | err | W |"
     );
-    let _ = writeln!(out, "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        out,
+        "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
     for r in rows.iter().filter(|r| r.config.family == family) {
         let c = &r.config;
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} / {} | {} | {} / {} | {} | {} / {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} / {} | {} | {} / {} | {} | {} / {} | {} | {} / {} | {} / {} | {} | {} |",
             c.id,
             c.kernel,
             c.variant,
@@ -237,6 +277,11 @@ fn detail(rows: &[Row], family: &str, out: &mut String) {
             num(r.pred_sust_ms, 3),
             num(r.meas_sust_ms, 3),
             pct(r.sust_error()),
+            num(r.pred_cycles.map(|c| c / 1e3), 0),
+            num(r.meas_cycles.map(|c| c / 1e3), 0),
+            pct(r.cycle_error()),
+            num(r.pred_burst_mhz, 0),
+            num(r.meas_burst_mhz, 0),
             num(r.pred_sust_mhz, 0),
             num(r.meas_sust_mhz, 0),
             pct(r.clock_error()),
@@ -312,7 +357,7 @@ pub fn markdown(rows: &[Row]) -> String {
     }
     let _ = writeln!(out, "\n### Ablation deltas (time against the baseline schedule at the same shape)\n");
     deltas(rows, &mut out);
-    for family in ["ws_gemm", "tradeoff", "fa3"] {
+    for family in ["ws_gemm", "tradeoff", "fa3", "cluster_gemm"] {
         let _ = writeln!(out, "\n### {family}: every configuration\n");
         detail(rows, family, &mut out);
     }

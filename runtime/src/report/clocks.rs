@@ -1,5 +1,6 @@
-//! The `burst` and `sustained` figures of a run: its time and throughput at the boost clock
-//! and at the clock the board's power limit allows under sustained load (`sim::clock`).
+//! The `burst` and `sustained` figures of a run: its time and throughput at the SM clock a
+//! short run holds and at the clock the board's power limit allows under sustained load
+//! (`sim::clock`).
 
 use std::fmt;
 
@@ -32,12 +33,16 @@ impl fmt::Display for ClockLine {
 /// A run's burst and sustained figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClockFigures {
-    /// At the boost clock (a short run).
+    /// At the burst clock (a short run).
     pub burst: ClockLine,
     /// At the sustained clock (a run long enough to settle at the power limit).
     pub sustained: ClockLine,
-    /// Predicted board power at boost, W.
-    pub power_at_boost_w: f64,
+    /// The top SM clock under load, GHz (`power.loaded_max_ghz`).
+    pub top_ghz: f64,
+    /// Predicted board power at the top clock, W.
+    pub power_at_top_w: f64,
+    /// The power a short run may draw, W (`power.burst_limit_w`).
+    pub burst_limit_w: f64,
     /// The board power limit, W.
     pub limit_w: f64,
     /// Time constant of the clock's drop, s.
@@ -49,11 +54,17 @@ pub struct ClockFigures {
 impl fmt::Display for ClockFigures {
     /// Two summary lines, `burst` and `sustained`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "  burst      {} (boost; cycles counted at {:.3} GHz)", self.burst, self.cycles_at_ghz)?;
-        let why = if self.sustained.clock_ghz < self.burst.clock_ghz {
-            format!("{:.0} W predicted at boost > the {:.0} W limit", self.power_at_boost_w, self.limit_w)
+        let (p, top) = (self.power_at_top_w, self.top_ghz);
+        let burst = if self.burst.clock_ghz < top {
+            format!("{p:.0} W predicted at {top:.3} GHz > the {:.0} W of a short run", self.burst_limit_w)
         } else {
-            format!("{:.0} W predicted at boost, under the {:.0} W limit", self.power_at_boost_w, self.limit_w)
+            format!("the top clock under load; {p:.0} W predicted")
+        };
+        writeln!(f, "  burst      {} ({burst}; cycles counted at {:.3} GHz)", self.burst, self.cycles_at_ghz)?;
+        let why = if self.sustained.clock_ghz < top {
+            format!("{p:.0} W predicted at {top:.3} GHz > the {:.0} W limit", self.limit_w)
+        } else {
+            format!("{p:.0} W predicted at {top:.3} GHz, under the {:.0} W limit", self.limit_w)
         };
         write!(f, "  sustained  {} ({why}; clock drop tau {:.2} s)", self.sustained, self.drop_tau_s)
     }
@@ -71,7 +82,9 @@ mod tests {
         let figures = ClockFigures {
             burst,
             sustained: ClockLine::new(1.5, 2_000_000, 2_000_000_000_000),
-            power_at_boost_w: 900.0,
+            top_ghz: 2.0,
+            power_at_top_w: 900.0,
+            burst_limit_w: 950.0,
             limit_w: 700.0,
             drop_tau_s: 0.12,
             cycles_at_ghz: 1.83,

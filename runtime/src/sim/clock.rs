@@ -1,23 +1,31 @@
 //! The SM clock a run holds, and the board power that sets it.
 //!
-//! A short run (a *burst*) runs at the boost clock. Under sustained load a Hopper board sits
-//! at its power limit: within a fraction of a second the power manager lowers the SM clock
-//! until the board draws no more than the limit, by an amount that depends on the work. The
-//! memory clock does not move (calibration/gpu/README.md). This module predicts that clock
-//! from what the timing model counted in a run ([`Activity`]) with the machine's power
-//! description ([`Power`]):
+//! The clock that matters is the one the SM counts its own cycles in (`clock64`, Nsight
+//! Compute's `sm__cycles_elapsed`): the model's cycles tick at it. On the H200 it is not the
+//! clock the board reports: a loaded SM runs at most at [`Power::loaded_max_ghz`] while NVML
+//! reads boost, and cycles over time are 0.92x NVML's reading in sustained runs of every
+//! kernel family (calibration/validate/h200/ncu/effective.txt). Two limits set it:
+//!
+//! - a *burst* (a short run) runs where the board would draw [`Power::burst_limit_w`]: a
+//!   fast limiter holds tensor-heavy GEMMs at 1.4-1.7 GHz within the first milliseconds;
+//! - under sustained load the power manager lowers the clock within a fraction of a second
+//!   until the board draws no more than its limit, [`Power::limit_w`].
+//!
+//! Both are read off one power model of what the timing model counted in a run
+//! ([`Activity`]), with the machine's description ([`Power`]):
 //!
 //! `P(f) = idle + s^(1+x) clock + s^x (e_tc FLOP/s + e_is instructions/s + e_l2 L2 B/s) +
 //! e_hbm HBM B/s`, `s = f / boost`,
 //!
-//! where each rate is the run's count over its time at `f`. The sustained clock is the `f`
-//! at which `P(f)` meets the limit (boost if `P(boost)` is under it, the machine's floor if
-//! even that is over). Since `P` grows with `f`, bisection finds it.
+//! where each rate is the run's count over its time at `f`. The clock at a limit is the `f`
+//! at which `P(f)` meets it, at most `loaded_max_ghz` and at least the machine's floor; since
+//! `P` grows with `f`, bisection finds it. The memory and L2 clocks do not follow the SM
+//! clock (L2 at 1.70 GHz at every SM clock measured).
 //!
 //! [`figures`] turns one timing run into the `burst` and `sustained` lines of its summary
-//! (the run's cycle count at both clocks); [`simulate_clocked`] runs the model twice, at
-//! boost and again at the predicted sustained clock, because bandwidths quoted in bytes per
-//! second are worth more bytes per cycle at a lower SM clock.
+//! (the run's cycle count at both clocks); [`simulate_clocked`] runs the model again at each
+//! clock, because bandwidths quoted in bytes per second are worth more bytes per cycle at a
+//! lower SM clock.
 
 use std::fmt;
 
@@ -138,20 +146,19 @@ pub fn power_at(machine: &Machine, activity: &Activity, clock_ghz: f64) -> Power
     PowerFeatures::new(activity, seconds, clock_ghz, machine.clocks.boost_ghz.value, p.voltage_exponent.value).terms(p)
 }
 
-/// The SM clock, in GHz, at which `activity` (its cycles held fixed) draws the machine's
-/// power limit: boost if it stays under the limit there, the floor if it is over even there.
-pub fn sustained_clock(machine: &Machine, activity: &Activity) -> f64 {
-    let boost = machine.clocks.boost_ghz.value;
-    let floor = machine.power.min_clock_ghz.value.min(boost);
-    let limit = machine.power.limit_w.value;
-    let over = |f: f64| power_at(machine, activity, f).total() > limit;
-    if !over(boost) {
-        return boost;
+/// The SM clock, in GHz, at which `activity` (its cycles held fixed) draws `limit_w`: the
+/// top clock under load if it stays under the limit there, the floor if it is over even there.
+pub fn clock_at_limit(machine: &Machine, activity: &Activity, limit_w: f64) -> f64 {
+    let top = machine.power.loaded_max_ghz.value.min(machine.clocks.boost_ghz.value);
+    let floor = machine.power.min_clock_ghz.value.min(top);
+    let over = |f: f64| power_at(machine, activity, f).total() > limit_w;
+    if !over(top) {
+        return top;
     }
     if over(floor) {
         return floor;
     }
-    let (mut lo, mut hi) = (floor, boost);
+    let (mut lo, mut hi) = (floor, top);
     for _ in 0..60 {
         let mid = 0.5 * (lo + hi);
         if over(mid) { hi = mid } else { lo = mid }
@@ -159,17 +166,27 @@ pub fn sustained_clock(machine: &Machine, activity: &Activity) -> f64 {
     lo
 }
 
-/// The SM clock `t` seconds into a sustained run that settles at `sustained_ghz`: boost
-/// falling towards it with the machine's time constant.
+/// The SM clock of a sustained run of `activity`: where it draws the board's power limit.
+pub fn sustained_clock(machine: &Machine, activity: &Activity) -> f64 {
+    clock_at_limit(machine, activity, machine.power.limit_w.value)
+}
+
+/// The SM clock of a short run of `activity`: where it draws what the fast limiter allows.
+pub fn burst_clock(machine: &Machine, activity: &Activity) -> f64 {
+    clock_at_limit(machine, activity, machine.power.burst_limit_w.value)
+}
+
+/// The SM clock `t` seconds into a sustained run that settles at `sustained_ghz`: the top
+/// clock under load falling towards it with the machine's time constant.
 pub fn clock_at(machine: &Machine, sustained_ghz: f64, t: f64) -> f64 {
-    let boost = machine.clocks.boost_ghz.value;
+    let boost = machine.power.loaded_max_ghz.value;
     let tau = machine.power.drop_tau_s.value.max(1e-9);
     sustained_ghz + (boost - sustained_ghz) * (-t.max(0.0) / tau).exp()
 }
 
 /// The mean SM clock over the first `seconds` of a sustained run settling at `sustained_ghz`.
 pub fn mean_clock(machine: &Machine, sustained_ghz: f64, seconds: f64) -> f64 {
-    let boost = machine.clocks.boost_ghz.value;
+    let boost = machine.power.loaded_max_ghz.value;
     let tau = machine.power.drop_tau_s.value.max(1e-9);
     if seconds <= 0.0 {
         return boost;
@@ -177,35 +194,37 @@ pub fn mean_clock(machine: &Machine, sustained_ghz: f64, seconds: f64) -> f64 {
     sustained_ghz + (boost - sustained_ghz) * tau / seconds * (1.0 - (-seconds / tau).exp())
 }
 
-/// The `burst` and `sustained` figures of one timing run: its cycles at the boost clock and
+/// The `burst` and `sustained` figures of one timing run: its cycles at the burst clock and
 /// at the sustained clock its activity allows.
 pub fn figures(machine: &Machine, report: &SimReport) -> ClockFigures {
     let activity = Activity::of(machine, report);
     let boost = machine.clocks.boost_ghz.value;
-    let sustained = sustained_clock(machine, &activity);
+    let top = machine.power.loaded_max_ghz.value.min(boost);
     let line = |clock_ghz: f64| ClockLine::new(clock_ghz, report.cycles, report.mma_flops);
     ClockFigures {
-        burst: line(boost),
-        sustained: line(sustained),
-        power_at_boost_w: power_at(machine, &activity, boost).total(),
+        burst: line(burst_clock(machine, &activity)),
+        sustained: line(sustained_clock(machine, &activity)),
+        top_ghz: top,
+        power_at_top_w: power_at(machine, &activity, top).total(),
+        burst_limit_w: machine.power.burst_limit_w.value,
         limit_w: machine.power.limit_w.value,
         drop_tau_s: machine.power.drop_tau_s.value,
         cycles_at_ghz: report.clock_ghz,
     }
 }
 
-/// A kernel timed at the boost clock and at its predicted sustained clock.
+/// A kernel timed at its burst clock and at its sustained clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clocked {
-    /// The run at the boost clock.
+    /// The run at the burst clock.
     pub burst: SimReport,
     /// The run at the sustained clock predicted from the burst run's activity (the burst run
-    /// itself, if that clock is boost).
+    /// itself, if that clock is the burst clock).
     pub sustained: SimReport,
     /// The sustained clock, GHz, predicted again from the sustained run's activity.
     pub sustained_ghz: f64,
-    /// Predicted board power of the burst run at boost, W.
-    pub power_at_boost_w: f64,
+    /// Predicted board power of the run at the top clock under load, W.
+    pub power_at_top_w: f64,
 }
 
 impl Clocked {
@@ -223,29 +242,33 @@ impl Clocked {
 impl fmt::Display for Clocked {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "  burst      {}", self.burst_line())?;
-        write!(f, "  sustained  {} (predicted {:.0} W at boost)", self.sustained_line(), self.power_at_boost_w)
+        write!(f, "  sustained  {} (predicted {:.0} W at the top clock)", self.sustained_line(), self.power_at_top_w)
     }
 }
 
-/// Times kernel `K` at the boost clock, predicts its sustained clock from that run's
-/// activity, and times it again at that clock ([`SimOptions::clock_ghz`] is ignored).
+/// Times kernel `K` at the top clock under load, predicts its burst and sustained clocks
+/// from that run's activity, and times it again at each clock that differs
+/// ([`SimOptions::clock_ghz`] is ignored).
 pub fn simulate_clocked<K: Kernel>(
     machine: &Machine,
     grid: Grid,
     params: &K::Params,
     opts: &SimOptions,
 ) -> Result<Clocked, SimError> {
-    let boost = machine.clocks.boost_ghz.value;
+    let top = machine.power.loaded_max_ghz.value.min(machine.clocks.boost_ghz.value);
     let at = |clock: f64| SimOptions { clock_ghz: Some(clock), ..opts.clone() };
-    let burst = super::simulate::<K>(machine, grid, params, &at(boost))?;
-    let first = sustained_clock(machine, &Activity::of(machine, &burst));
-    let power_at_boost_w = power_at(machine, &Activity::of(machine, &burst), boost).total();
-    if first >= boost {
-        return Ok(Clocked { sustained: burst.clone(), burst, sustained_ghz: boost, power_at_boost_w });
+    let first = super::simulate::<K>(machine, grid, params, &at(top))?;
+    let activity = Activity::of(machine, &first);
+    let power_at_top_w = power_at(machine, &activity, top).total();
+    let burst_ghz = burst_clock(machine, &activity);
+    let burst = if burst_ghz < top { super::simulate::<K>(machine, grid, params, &at(burst_ghz))? } else { first };
+    let next = sustained_clock(machine, &Activity::of(machine, &burst));
+    if next >= burst_ghz {
+        return Ok(Clocked { sustained: burst.clone(), burst, sustained_ghz: burst_ghz, power_at_top_w });
     }
-    let sustained = super::simulate::<K>(machine, grid, params, &at(first))?;
+    let sustained = super::simulate::<K>(machine, grid, params, &at(next))?;
     let sustained_ghz = sustained_clock(machine, &Activity::of(machine, &sustained));
-    Ok(Clocked { burst, sustained, sustained_ghz, power_at_boost_w })
+    Ok(Clocked { burst, sustained, sustained_ghz, power_at_top_w })
 }
 
 #[cfg(test)]
@@ -260,28 +283,41 @@ mod tests {
     #[test]
     fn power_grows_with_the_clock_and_the_solve_meets_the_limit() {
         let mut m = Machine::h200();
+        let top = m.power.loaded_max_ghz.value;
         let a = busy();
-        let (lo, hi) = (power_at(&m, &a, 1.2).total(), power_at(&m, &a, 1.98).total());
+        let (lo, hi) = (power_at(&m, &a, 1.2).total(), power_at(&m, &a, top).total());
         assert!(lo < hi, "{lo} {hi}");
         m.power.limit_w.value = 0.5 * (lo + hi);
         let f = sustained_clock(&m, &a);
-        assert!(f > 1.2 && f < 1.98, "{f}");
+        assert!(f > 1.2 && f < top, "{f}");
         assert!((power_at(&m, &a, f).total() - m.power.limit_w.value).abs() < 1e-6);
         m.power.limit_w.value = 1e6;
-        assert_eq!(sustained_clock(&m, &a), 1.98);
+        assert_eq!(sustained_clock(&m, &a), top, "capped at the top clock under load, not boost");
         m.power.limit_w.value = 1.0;
         assert_eq!(sustained_clock(&m, &a), m.power.min_clock_ghz.value);
     }
 
     #[test]
+    fn a_burst_runs_where_the_fast_limit_is_met() {
+        let m = Machine::h200();
+        let a = busy();
+        let (burst, sustained) = (burst_clock(&m, &a), sustained_clock(&m, &a));
+        assert!(sustained < burst && burst < m.power.loaded_max_ghz.value, "{sustained} {burst}");
+        assert!((power_at(&m, &a, burst).total() - m.power.burst_limit_w.value).abs() < 1e-6);
+        // A light kernel runs at the top clock in both.
+        let light = Activity { flops: 1e9, instructions: 1e6, l2_bytes: 1e6, hbm_bytes: 1e6, cycles: 2.4e6 };
+        assert_eq!((burst_clock(&m, &light), sustained_clock(&m, &light)), (1.817, 1.817));
+    }
+
+    #[test]
     fn the_clock_drops_with_the_time_constant() {
         let m = Machine::h200();
-        let tau = m.power.drop_tau_s.value;
-        assert_eq!(clock_at(&m, 1.5, 0.0), 1.98);
+        let (tau, top) = (m.power.drop_tau_s.value, m.power.loaded_max_ghz.value);
+        assert_eq!(clock_at(&m, 1.5, 0.0), top);
         let f = clock_at(&m, 1.5, tau);
-        assert!((f - (1.5 + 0.48 / std::f64::consts::E)).abs() < 1e-12);
+        assert!((f - (1.5 + (top - 1.5) / std::f64::consts::E)).abs() < 1e-12);
         assert!((mean_clock(&m, 1.5, 1e6) - 1.5).abs() < 1e-5);
-        assert_eq!(mean_clock(&m, 1.5, 0.0), 1.98);
+        assert_eq!(mean_clock(&m, 1.5, 0.0), top);
         assert!(mean_clock(&m, 1.5, tau) > clock_at(&m, 1.5, tau));
     }
 

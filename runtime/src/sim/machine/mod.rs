@@ -498,6 +498,13 @@ parameters! {
         pub voltage_exponent: Param<f64>,
         /// The lowest SM clock the power manager goes to under load, in GHz.
         pub min_clock_ghz: Param<f64>,
+        /// The highest SM clock a loaded SM runs at, in GHz, counted in its own cycles (the
+        /// clock the model's cycles tick at): below `clocks.boost_ghz` where the board's clock
+        /// reading overstates it.
+        pub loaded_max_ghz: Param<f64>,
+        /// The board power a short run may draw before the fast limiter lowers the SM clock,
+        /// in W: a burst runs at the clock where the power model meets it.
+        pub burst_limit_w: Param<f64>,
         /// Time constant of the SM clock's drop from boost to its sustained value, in s.
         pub drop_tau_s: Param<f64>,
         /// The memory clock, in MHz: fixed, also at the power limit.
