@@ -86,7 +86,8 @@ impl Row {
 /// with `machine`'s power model (the run's cycles at the burst and at the sustained clock, as
 /// `sim::clock::figures` does), so a refit needs no new model run. With `cycles` (measured
 /// SM cycles of one launch per id) the measured clocks are those cycles over the time per
-/// launch, the clock the model's cycles tick at; without, NVML's readings.
+/// launch, the clock the model's cycles tick at (no clock where no cycles were measured);
+/// without, NVML's readings.
 pub fn merge(
     machine: &Machine,
     configs: &[Config],
@@ -146,9 +147,9 @@ pub fn merge(
                 pred_sust_mhz: sustained.map(|(ghz, _)| ghz * 1e3),
                 pred_burst_mhz: burst.map(|(ghz, _)| ghz * 1e3),
                 meas_burst_ms,
-                meas_burst_mhz: if meas_cycles.is_some() { counted(meas_burst_ms) } else { get(b, "sm_mhz_steady") },
+                meas_burst_mhz: if cycles.is_some() { counted(meas_burst_ms) } else { get(b, "sm_mhz_steady") },
                 meas_sust_ms,
-                meas_sust_mhz: if meas_cycles.is_some() { counted(meas_sust_ms) } else { get(s, "sm_mhz_steady") },
+                meas_sust_mhz: if cycles.is_some() { counted(meas_sust_ms) } else { get(s, "sm_mhz_steady") },
                 meas_sust_w: get(s, "power_w_steady"),
                 meas_tau_s: get(s, "sm_tau_s"),
                 status: status_text,

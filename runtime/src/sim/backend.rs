@@ -8,6 +8,7 @@ use std::task::Poll;
 use crate::dsl::{Backend, Event, Fault, KernelSpec, Op, Wait, Who};
 
 use super::lower::{Instr, Unsupported, lower};
+use super::reuse::CastOrder;
 use super::sites::{Queued, SiteKind, SiteTable};
 use super::timing::Timing;
 
@@ -38,6 +39,7 @@ pub struct SimBackend<'t> {
     release: Cell<bool>,
     fault: RefCell<Option<(Who, Fault)>>,
     unsupported: Cell<Option<(Who, Unsupported)>>,
+    casts: CastOrder,
 }
 
 impl<'t> SimBackend<'t> {
@@ -55,6 +57,7 @@ impl<'t> SimBackend<'t> {
             release: Cell::new(false),
             fault: RefCell::new(None),
             unsupported: Cell::new(None),
+            casts: CastOrder::default(),
         }
     }
 
@@ -108,13 +111,16 @@ impl Backend for SimBackend<'_> {
             self.unsupported.set(Some((who, e)));
         }
         let site = self.sites.intern(who.role, self.location(who), SiteKind::of_op(&op));
-        self.pending.borrow_mut().extend(lowered.drain(..).map(|instr| Queued { instr, site }));
+        let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
+        self.casts.issue(who, &op, self.timing, &mut queued, &mut self.pending.borrow_mut());
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
             let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
-            self.pending.borrow_mut().push(Queued { instr: Instr::Wait(wait), site });
+            let mut pending = self.pending.borrow_mut();
+            pending.push(Queued { instr: Instr::Wait(wait), site });
+            self.casts.waited(who, &wait, &mut pending);
             Poll::Pending
         } else if self.release.replace(false) {
             Poll::Ready(())

@@ -57,13 +57,16 @@ const CAST_INSTRS_PER_ELEMENT: u32 = 1;
 const SELECT_INSTRS_PER_ELEMENT: u32 = 2;
 
 /// Per native `wgmma` of a group, the instructions the generated code spends building its
-/// shared-memory descriptors, `(ALU, FMA pipe)`: `LOP3`/`SHF`/`IADD3` on the ALU, and
-/// `R2UR`/`MOV`/`IMAD.MOV`/`IMAD.X` counted on the FMA pipe. With both operands in shared
-/// memory (`S = Q K^T`): 43 ALU and 69 others for 8 `HGMMA`; with A in registers
-/// (`O += P V`): 28 and 38 for 8 ([`SASS_EVIDENCE`]).
-const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32) = (5, 9);
+/// shared-memory descriptors, `(ALU, FMA pipe, of those IMAD)`: `LOP3`/`SHF`/`IADD3` on the
+/// ALU, and `R2UR`/`MOV`/`IMAD.MOV`/`IMAD.X` counted on the FMA pipe. With both operands in
+/// shared memory (`S = Q K^T`): 43 ALU and 69 others for 8 `HGMMA`; with A in registers
+/// (`O += P V`): 28 and 38 for 8. Of the GEMM block's 126 `R2UR`/`MOV`/`IMAD*`, 50 are
+/// `IMAD` forms (27 `IMAD.MOV`, 15 `IMAD.X`, 4 `IMAD.U32`, 2 `IMAD.WIDE`, 2 `IMAD.SHL`): 40%,
+/// so 4 of the 9 and 2 of the 5 ([`SASS_EVIDENCE`]); an `IMAD` holds the FMA pipe
+/// `pipes.imad_intervals` intervals.
+const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32, u32) = (5, 9, 4);
 /// As [`WGMMA_DESCRIPTOR_INSTRS_SS`], for `wgmma` with A in registers.
-const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32) = (4, 5);
+const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,6 +286,14 @@ fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
     }
 }
 
+/// `count` integer multiply-adds (`IMAD` forms) on the FMA pipe: one issue each, holding the
+/// pipe `timing.imad_intervals` intervals (the `elements` of the burst).
+fn imad(count: u32, dep: Dep, timing: &Timing, out: &mut Vec<Instr>) {
+    if count > 0 {
+        out.push(Instr::Exec { pipe: ExecPipe::Fma, count, dep, elements: timing.imad_intervals });
+    }
+}
+
 /// `ops` FP32 operations per thread on the FMA pipe, as packed `f32x2` instructions where the
 /// machine has them (`ceil(ops / 2)` instructions of 2 elements), else `ops` scalar ones.
 fn fp32(ops: u32, dep: Dep, timing: &Timing, out: &mut Vec<Instr>) {
@@ -316,7 +327,7 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   - `Select`: `2e` on the ALU pipe (predicate logic and FSEL per element,
 ///     [`SELECT_INSTRS_PER_ELEMENT`]);
 ///   - `Cast`: on `wgmma` machines `e` F2FP on the ALU pipe, then `e` IMAD.U32 widening on
-///     the FMA pipe ([`CAST_INSTRS_PER_ELEMENT`]); on `tcgen05` machines `ceil(e / 2)` F2FP
+///     the FMA pipe (each `pipes.imad_intervals` FMA-pipe intervals) ([`CAST_INSTRS_PER_ELEMENT`]); on `tcgen05` machines `ceil(e / 2)` F2FP
 ///     on the ALU pipe (pairs packed for tensor memory);
 ///   - `Exp2Poly` (software `exp2`): with `p = ceil(e / 2)` pairs, `2p` FMNMX, then
 ///     [`PACKED_OPS_PER_EXP2_PAIR`]` x p` packed `f32x2` FMA-pipe instructions (`12p`
@@ -375,7 +386,7 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 MathKind::Select => exec(ExecPipe::Alu, SELECT_INSTRS_PER_ELEMENT * e, Dep::Stream, out),
                 MathKind::Cast if timing.mma_kind == MmaKind::Warpgroup => {
                     exec(ExecPipe::Alu, CAST_INSTRS_PER_ELEMENT * e, Dep::Stream, out);
-                    exec(ExecPipe::Fma, CAST_INSTRS_PER_ELEMENT * e, Dep::Stream, out);
+                    imad(CAST_INSTRS_PER_ELEMENT * e, Dep::Stream, timing, out);
                 }
                 // With `tcgen05` the generated code defers a cast to the fragment's next use
                 // and packs pairs into tensor memory (`runtime/src/gpu/codegen/tmem.rs`): one
@@ -425,7 +436,7 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 });
             }
             let (instrs, fma) = native(m, n, k, dtype);
-            let (alu, moves) = if a_in_registers {
+            let (alu, moves, imads) = if a_in_registers {
                 // A is an `f32` fragment: packed to pairs of 16-bit values (one
                 // `F2FP.BF16.F32.PACK_AB` per pair) before the group issues.
                 exec(ExecPipe::Alu, per_thread(m, k, threads).div_ceil(2), Dep::Stream, out);
@@ -437,7 +448,8 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             // The descriptors of the group's later MMAs are built while the first ones run:
             // counted after the group's issue, independent of any register result.
             exec(ExecPipe::Alu, alu * instrs, Dep::None, out);
-            exec(ExecPipe::Fma, moves * instrs, Dep::None, out);
+            exec(ExecPipe::Fma, (moves - imads) * instrs, Dep::None, out);
+            imad(imads * instrs, Dep::None, timing, out);
         }
         Op::Umma { m, n, k, dtype, a_in_tmem } => {
             if timing.mma_kind != MmaKind::SingleThread {
@@ -566,21 +578,22 @@ mod tests {
     #[test]
     fn wgmma_splits_into_native_instructions() {
         let op = Op::Mma { m: 64, n: 256, k: 64, dtype: DType::Bf16, a_in_registers: false };
-        let [Instr::Mma { issue, instrs, fma, n, .. }, alu, moves] = lowered(op, 128)[..] else {
+        let [Instr::Mma { issue, instrs, fma, n, .. }, alu, moves, imads] = lowered(op, 128)[..] else {
             panic!("one MMA group and its descriptor arithmetic")
         };
         assert_eq!((issue, instrs, fma, n), (6, 4, 64 * 256 * 16, 256));
-        assert_eq!((alu.issues(), moves.issues()), (4 * 5, 4 * 9));
+        assert_eq!((alu.issues(), moves.issues() + imads.issues()), (4 * 5, 4 * 9));
+        assert!(matches!(imads, Instr::Exec { pipe: ExecPipe::Fma, count: 16, elements: 2, .. }));
         let tf32 = Op::Mma { m: 128, n: 64, k: 32, dtype: DType::F32, a_in_registers: false };
         let [Instr::Mma { instrs, fma, .. }, ..] = lowered(tf32, 128)[..] else { panic!("one MMA group") };
         assert_eq!((instrs, fma), (8, 64 * 64 * 8));
         // P V of FA3 (d 128): P (64 x 128, f32) is packed, 32 F2FP per thread, before the group.
         let rs = Op::Mma { m: 64, n: 128, k: 128, dtype: DType::Bf16, a_in_registers: true };
-        let [pack, Instr::Mma { instrs: 8, .. }, alu, moves] = lowered(rs, 128)[..] else {
+        let [pack, Instr::Mma { instrs: 8, .. }, alu, moves, imads] = lowered(rs, 128)[..] else {
             panic!("pack, MMA group, descriptor arithmetic")
         };
         assert_eq!(pack, Instr::Exec { pipe: ExecPipe::Alu, count: 32, dep: Dep::Stream, elements: 1 });
-        assert_eq!((alu.issues(), moves.issues()), (8 * 4, 8 * 5));
+        assert_eq!((alu.issues(), moves.issues() + imads.issues()), (8 * 4, 8 * 5));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod memory;
 pub mod micro;
 pub mod occupancy;
 mod options;
+mod reuse;
 pub mod sites;
 pub mod sm;
 pub mod timing;

@@ -83,6 +83,8 @@ pub struct Timing {
     pub mio_queue: u64,
     /// Elements one FP32 FMA-pipe instruction computes per thread (2: packed `f32x2`).
     pub fma_elements_per_instr: u32,
+    /// FMA-pipe intervals of one `IMAD` warp-instruction (`pipes.imad_intervals`).
+    pub imad_intervals: u32,
     /// Shared-memory bytes per cycle per SM.
     pub smem_bytes_per_clk: f64,
     /// Shared-memory load latency, cycles.
@@ -150,6 +152,7 @@ impl Timing {
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu)],
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
+            imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),
             smem_latency: u64::from(machine.smem.load_latency_cycles.value),
             tensor_fma_per_clk: [

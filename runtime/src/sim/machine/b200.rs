@@ -97,6 +97,10 @@ impl Machine {
                     ),
                     latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
                 },
+                imad_intervals: Param::new(
+                    2,
+                    "CUDA C++ Programming Guide, arithmetic instruction throughput (cc 10.0): 64 32-bit integer multiply-add vs 128 FP32 FMA per clk per SM",
+                ),
                 fma_elements_per_instr: Param::new(
                     2,
                     "PTX ISA 8.6: add/sub/mul/fma on .f32x2 (SASS FADD2/FMUL2/FFMA2) on sm_100; issue rate not published: one issue per packed instruction assumed, its FP32 work bounded by the 128 FMA/clk/SM of the FP32 peak (the vendor's 75 TFLOP/s FP32 figure is not doubled by packing, whereas its FP16 figure counts HFMA2 twice)",

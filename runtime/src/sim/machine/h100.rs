@@ -114,6 +114,10 @@ impl Machine {
                         "Jia et al., Dissecting Volta via Microbenchmarking (arXiv 1804.06826): FFMA dependent latency 4 cycles; measured 4.03 cycles, calibration/README.md (H200, same GH100 SM)",
                     ),
                 },
+                imad_intervals: Param::new(
+                    2,
+                    "CUDA C++ Programming Guide, arithmetic instruction throughput (cc 9.0): 64 32-bit integer multiply-add vs 128 FP32 FMA per clk per SM",
+                ),
                 fma_elements_per_instr: Param::new(
                     1,
                     "PTX ISA 8.6: add/sub/mul/fma on .f32x2 require sm_100 or higher; sm_90 has scalar FP32 instructions only",

@@ -224,6 +224,10 @@ parameters! {
         /// once and holds the FMA pipe for this many times its interval: packing saves issue
         /// slots, not FMA-pipe cycles (`fma.lanes_per_clk_per_sm` counts FP32 operations).
         pub fma_elements_per_instr: Param<u32>,
+        /// FMA-pipe intervals one integer multiply-add warp-instruction (`IMAD` and its
+        /// `.MOV`/`.U32`/`.X`/`.WIDE`/`.SHL` forms) holds the pipe for: the FP32 rate over the
+        /// IMAD rate.
+        pub imad_intervals: Param<u32>,
         /// Integer and logic (IMAD, IADD3, LOP3, shifts, ...).
         pub alu: Pipe,
         /// Multi-function unit: special functions (`ex2`, `rcp`, `rsqrt`, ...).
