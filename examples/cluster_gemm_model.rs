@@ -7,7 +7,7 @@
 //! cargo run --release -p warpspec-examples --example cluster_gemm_model -- [M N K ...] [--machine h200]
 //! ```
 //! With no shapes it runs the four shapes measured on the H200
-//! (calibration/gpu/cluster_gemm/h200_run2).
+//! (calibration/gpu/cluster_gemm/h200_run4).
 
 use std::process::ExitCode;
 
@@ -52,12 +52,12 @@ fn run() -> Result<(), String> {
         let tflops = |cycles: u64, ghz: f64| flops / (cycles as f64 / (ghz * 1e9)) / 1e12;
         println!("=== cluster_gemm {m}x{n}x{k}, {clusters} persistent clusters of 2 CTAs ===");
         println!("{}", run.burst);
-        let boost = machine.clocks.boost_ghz.value;
+        let (burst_ghz, top) = (run.burst.clock_ghz, machine.power.loaded_max_ghz.value);
         println!(
-            "burst     {} cycles at {:.3} GHz = {:.1} TFLOP/s; power at boost {:.0} W",
+            "burst     {} cycles at {:.3} GHz = {:.1} TFLOP/s; {:.0} W predicted at the top clock ({top:.3} GHz)",
             run.burst.cycles,
-            boost,
-            tflops(run.burst.cycles, boost),
+            burst_ghz,
+            tflops(run.burst.cycles, burst_ghz),
             run.power_at_top_w
         );
         println!(
