@@ -102,6 +102,8 @@ pub struct Timing {
     pub tmem: Option<TmemTiming>,
     /// TMA bytes per cycle per SM.
     pub tma_bytes_per_clk: f64,
+    /// Bytes per cycle per SM a TMA store reads out of shared memory.
+    pub tma_store_bytes_per_clk: f64,
     /// Cycles a TMA load (L2 hit) takes to its waiter beyond latency and streaming.
     pub tma_extra_latency: u64,
     /// The same for a TMA load that misses in L2.
@@ -174,6 +176,7 @@ impl Timing {
                 load_latency: u64::from(tm.load_latency_cycles.value),
             }),
             tma_bytes_per_clk: f64::from(machine.tma.bytes_per_clk_per_sm.value.max(1)),
+            tma_store_bytes_per_clk: f64::from(machine.tma.store_bytes_per_clk_per_sm.value.max(1)),
             tma_extra_latency: u64::from(machine.tma.extra_latency_cycles.value),
             tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),

@@ -204,6 +204,10 @@ impl Machine {
                     128,
                     "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM; to be calibrated: calibration/README.md",
                 ),
+                store_bytes_per_clk_per_sm: Param::new(
+                    128,
+                    "no B200 measurement: as bytes_per_clk_per_sm (the H200 stores at 27 B/clk per SM, calibration/README.md Item 14; not carried over to a different SM); to be calibrated",
+                ),
             },
             l1: L1 { hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER) },
             l2: L2 {

@@ -228,6 +228,10 @@ impl Machine {
                     95,
                     "measured: one cp.async.bulk copy streams at ~95 B/clk (calibration/README.md) and one SM reads L2 at 95 B/clk with ld.global.cg (calibration/results/l2_bandwidth.txt), H200",
                 ),
+                store_bytes_per_clk_per_sm: Param::new(
+                    27,
+                    "measured: a 64 KB tile stored by cp.async.bulk shared -> global on one SM alone reads out in 2390-2413 cycles to wait_group.read (27.2-27.4 B/clk; the same to completion), 31.9 B/clk streaming 16 KB copies four in flight; 18.7 B/clk per SM with all 132 SMs storing (4.72 TB/s in all), calibration/README.md Item 14 (H200, same GH100 SM)",
+                ),
             },
             l1: L1 { hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles") },
             l2: L2 {

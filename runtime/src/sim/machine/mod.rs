@@ -408,6 +408,9 @@ parameters! {
         pub miss_extra_latency_cycles: Param<u32>,
         /// Bytes per clock one SM's TMA unit can move into shared memory.
         pub bytes_per_clk_per_sm: Param<u32>,
+        /// Bytes per clock one SM's TMA bulk stores read out of shared memory: a store's
+        /// read completes (`cp.async.bulk.wait_group.read`) at this rate.
+        pub store_bytes_per_clk_per_sm: Param<u32>,
     }
 }
 

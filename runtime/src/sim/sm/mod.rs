@@ -233,6 +233,8 @@ pub(crate) struct Sm {
     seq: u64,
     tensor: TensorCores,
     tma: Server,
+    /// The TMA unit's reads of shared memory for bulk stores.
+    tma_store: Server,
     smem_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
     wake_hint: u64,
@@ -277,6 +279,7 @@ impl Sm {
             seq: 0,
             tensor: TensorCores::default(),
             tma: Server::new(env.timing.tma_bytes_per_clk),
+            tma_store: Server::new(env.timing.tma_store_bytes_per_clk),
             smem_free: 0.0,
             wake_hint: NEVER,
             buf: Vec::new(),

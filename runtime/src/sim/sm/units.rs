@@ -162,9 +162,11 @@ impl Sm {
                 }
             }
             Instr::TmaStore { bytes, dst } => {
-                let read = self.tma.serve(t as f64, bytes);
+                // Read out of shared memory at the store rate (measured: the read completes
+                // with the write, so the read paces the copy), then written through L2.
+                let read = self.tma_store.serve(t as f64, bytes);
                 self.stats.tma_bytes += u64::from(bytes);
-                let written = mem.store(t as f64, bytes, dst);
+                let written = mem.store(t as f64, bytes, dst).max(read);
                 let s = &mut self.residents[resident];
                 s.outstanding = s.outstanding.max(written);
                 let read = ceil(read);
