@@ -220,7 +220,7 @@ pub struct SimReport {
     /// Warp-cycles per kernel source site (line and DSL operation of a role), most stall
     /// cycles first: the source view.
     pub sources: Vec<SourceSite>,
-    /// Time and throughput at the boost clock and at the predicted sustained clock
+    /// Time and throughput at the predicted burst and sustained clocks
     /// (`sim::clock::figures`).
     pub clocks: Option<ClockFigures>,
     /// The timeline, if tracing was on.

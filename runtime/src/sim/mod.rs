@@ -5,7 +5,8 @@
 //! tile op becomes warp-instructions; [`sm`] is one SM (schedulers, pipes, tensor cores,
 //! TMA, barriers: the `wgmma` latency is [`machine::Machine::wgmma_latency`], used in
 //! [`sm`]); [`memory`] is L2/HBM; [`gpu`] places CTAs on SMs and runs them all in one event
-//! loop ([`simulate`]), with `clusters.rs` placing thread-block clusters on GPCs; [`clock`] predicts the SM clock a run holds (boost, or the clock at
+//! loop ([`simulate`]), with `clusters.rs` placing thread-block clusters on GPCs; [`clock`]
+//! predicts the SM clock a run holds (a burst's, under a short run's power, and the clock at
 //! the board's power limit); [`micro`] runs hand-built instruction streams. Results are a
 //! [`crate::report::SimReport`].
 
