@@ -17,7 +17,9 @@ use warpspec::gpu::{Program, compile};
 use warpspec::ir::Kernel as Ir;
 use warpspec_examples::attention::blackwell as fa4;
 use warpspec_examples::attention::hopper as fa;
+use warpspec_examples::cluster_gemm::cluster_gemm;
 use warpspec_examples::gemm::{ws_gemm, ws_gemm_bf16};
+use warpspec_examples::gemm_tradeoff::{flat_128x256_p4, ws_128x256_p4};
 
 /// Command line.
 #[derive(Parser, Debug)]
@@ -30,11 +32,14 @@ struct Args {
     kernels: Vec<String>,
 }
 
-/// The example kernels: Hopper's, then Blackwell's.
+/// The example kernels: Hopper's (with the trade-off study's 128 x 256 pair), then Blackwell's.
 fn kernels() -> Vec<&'static Ir> {
     vec![
         ws_gemm::Kernel::ir(),
         ws_gemm_bf16::Kernel::ir(),
+        cluster_gemm::Kernel::ir(),
+        ws_128x256_p4::Kernel::ir(),
+        flat_128x256_p4::Kernel::ir(),
         fa::fa3_bf16_d64::Kernel::ir(),
         fa::fa3_bf16_d128::Kernel::ir(),
         fa::fa3_f16_d64::Kernel::ir(),

@@ -565,7 +565,7 @@ impl<'a, P> Ctx<'a, P> {
         {
             return self.fault(format!("store_global: {e}"));
         }
-        self.backend.issue(self.who, Op::GlobalStore { bytes: (R * C * T::BYTES) as u32 });
+        self.backend.issue(self.who, Op::GlobalStore { bytes: (R * C * T::BYTES) as u32, elements: (R * C) as u32 });
     }
 
     // ---- fragment arithmetic ----

@@ -189,10 +189,13 @@ pub enum Op {
         /// Bytes moved.
         bytes: u32,
     },
-    /// Registers → global memory, `bytes` in total over the instance.
+    /// Registers → global memory: a fragment of `elements` values, `bytes` in total over the
+    /// instance.
     GlobalStore {
         /// Bytes moved.
         bytes: u32,
+        /// Values stored.
+        elements: u32,
     },
     /// `bar.arrive` on named barrier `barrier` (index into the kernel's named barriers).
     NamedArrive {

@@ -68,6 +68,44 @@ const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32, u32) = (5, 9, 4);
 /// As [`WGMMA_DESCRIPTOR_INSTRS_SS`], for `wgmma` with A in registers.
 const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 
+/// Dependent instructions the generated code runs to issue one TMA box (one
+/// `cp.async.bulk.tensor` of a 128-byte-wide column panel): coordinates and shared-memory
+/// address into uniform registers (`R2UR`, `USHF`, `UIADD3`, `ULEA`, `UMOV`), the `ELECT`
+/// of the issuing thread and the predicate bookkeeping around `UTMALDG`. In the SASS of the
+/// generated GEMMs (sm_90a, `calibration/sass/README.md`, "TMA issue and global stores"): 71 instructions
+/// from the empty-stage wait to the `expect_tx` arrive for 5 boxes in the producer of
+/// `ws_128x256_p4`, 82 in the loader path of `flat_128x256_p4`; 12 to 19 between
+/// consecutive `UTMALDG`. Nsight Compute's stall sampling of both at 8192^3 (H200,
+/// `calibration/results/validate_stalls/regions.txt`) puts 270 and 428 cycles on that path
+/// per k-step of 5 boxes (3.8 and 5.2 cycles per instruction), 54 and 86 per box: 14
+/// dependent instructions at the ALU's 4-cycle latency are 56.
+pub const TMA_ISSUE_INSTRS_PER_BOX: u32 = 14;
+
+/// Bytes of the column panel one TMA box covers in the generated code (the 128-byte
+/// swizzle's row width).
+const TMA_BOX_ROW_BYTES: u32 = 128;
+
+/// TMA boxes the generated code issues for a `rows x cols` tile of `bytes`: one per
+/// 128-byte-wide column panel.
+fn tma_boxes(bytes: u32, rows: u32, cols: u32) -> u32 {
+    let elem = bytes / (rows * cols).max(1);
+    (cols * elem.max(1)).div_ceil(TMA_BOX_ROW_BYTES).max(1)
+}
+
+/// The dependent instructions that issue the TMA boxes of a `rows x cols` tile.
+fn tma_issue(bytes: u32, rows: u32, cols: u32, out: &mut Vec<Instr>) {
+    exec(ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX * tma_boxes(bytes, rows, cols), Dep::Chain, out);
+}
+
+/// Instructions per stored column pair of `store_global` besides the store itself: the row
+/// and column bounds tests (`ISETP`), the branch around the store and the address (`LEA`,
+/// `IMAD.WIDE`). The generated code (`wsg::store_frag`) stores each thread's pair of
+/// adjacent columns with one `STG.E.64` (f32) or `STG.E` (bf16x2); ptxas' SASS of
+/// `ws_gemm`'s epilogue (64 pairs per thread) holds 337 integer and 252 control
+/// instructions for its 64 `STG.E.64` and, on the clipped path, 128 `STG.E`
+/// (`calibration/sass/README.md`, "TMA issue and global stores").
+pub const STORE_GLOBAL_INSTRS_PER_PAIR: u32 = 4;
+
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unsupported {
@@ -124,13 +162,16 @@ pub enum Instr {
         /// Whether the data comes from HBM (true) or hits in L2.
         from_hbm: bool,
     },
-    /// `count` global stores of `bytes` each (per warp-instruction) on the LSU pipe; the bytes
-    /// are written through L2.
+    /// `count` global stores of `bytes` each (per warp-instruction) on the LSU pipe, each
+    /// spread over `lines` cache lines (one L1 wavefront each on the SM's shared-memory/L1
+    /// data port); the bytes are written through L2.
     GlobalStore {
         /// Warp-instructions.
         count: u32,
         /// Bytes each warp-instruction moves.
         bytes: u32,
+        /// Cache lines (L1 wavefronts) each warp-instruction touches.
+        lines: u32,
     },
     /// One MMA group: `issue` issue cycles per warp (`wgmma.fence`, `instrs` x `wgmma`,
     /// `wgmma.commit_group`), collective over the instance; its `instrs` native MMAs of
@@ -341,7 +382,10 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   `bytes / (T / 32)` with `ld/st.shared.v4` of 16 bytes per thread, so
 ///   `ceil(bytes / (T / 32) / 512)` instructions on the LSU pipe, each holding the SM's
 ///   shared-memory port for its bytes at `smem.bandwidth_bytes_per_clk`.
-/// - [`Op::GlobalStore`]: as a shared store, with `st.global.v4`, written through L2.
+/// - [`Op::GlobalStore`] of `e` values over the instance: `ceil(e / T / 2)` stores per
+///   warp, one per column pair of the accumulator layout (8 bytes per thread for f32, 4 for
+///   16-bit values), each touching `32 / 4 = 8` rows, so 8 cache lines (L1 wavefronts), and
+///   [`STORE_GLOBAL_INSTRS_PER_PAIR`] ALU instructions per pair; written through L2.
 /// - [`Op::Mma`] `m x n x k` of `dtype`: `ceil(m / M0) * ceil(k / K0)` native MMAs, where
 ///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
 ///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
@@ -361,10 +405,13 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   .32x32b.x32`, 128 bytes per thread, so `ceil(bytes / (T / 32) / 4096)` per warp, each
 ///   holding the sub-partition's tensor-memory port for its bytes at
 ///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
-/// - [`Op::TmaLoad`], [`Op::TmaStore`], [`Op::Arrive`]: one issue cycle, one effect per
-///   instance (one elected thread acts).
-/// - [`Op::TmaLoadMulticast`], [`Op::ClusterArrive`]: one issue cycle, one effect per
-///   instance, delivered to every CTA of the mask (`sim/sm/cluster.rs`).
+/// - [`Op::TmaLoad`] of a `rows x cols` tile: [`TMA_ISSUE_INSTRS_PER_BOX`] dependent ALU
+///   instructions per 128-byte-wide column panel (the boxes the generated code issues),
+///   then one issue cycle, one effect per instance (one elected thread acts).
+/// - [`Op::TmaLoadMulticast`]: as [`Op::TmaLoad`], its effect delivered to every CTA of the
+///   mask (`sim/sm/cluster.rs`).
+/// - [`Op::TmaStore`], [`Op::Arrive`], [`Op::ClusterArrive`]: one issue cycle, one effect
+///   per instance.
 /// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
 pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
     let warp_size = timing.warp_size;
@@ -423,10 +470,15 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 out.push(Instr::Shared { count, bytes: per, load: matches!(op, Op::SharedLoad { .. }) });
             }
         }
-        Op::GlobalStore { bytes } => {
-            let (count, per) = vector_accesses(bytes, threads, warp_size, BYTES_PER_THREAD_ACCESS);
-            if count > 0 {
-                out.push(Instr::GlobalStore { count, bytes: per });
+        Op::GlobalStore { bytes, elements } => {
+            // One store per column pair of the accumulator layout, as the generated code does
+            // (`wsg::store_frag`): a warp-instruction covers `warp_size / THREADS_PER_ROW` rows.
+            let pairs = elements.div_ceil(threads.max(1)).div_ceil(2);
+            let elem_bytes = bytes / elements.max(1);
+            if pairs > 0 {
+                exec(ExecPipe::Alu, STORE_GLOBAL_INSTRS_PER_PAIR * pairs, Dep::None, out);
+                let lines = warp_size.div_ceil(THREADS_PER_ROW);
+                out.push(Instr::GlobalStore { count: pairs, bytes: 2 * elem_bytes * warp_size, lines });
             }
         }
         Op::Mma { m, n, k, dtype, a_in_registers } => {
@@ -475,8 +527,12 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
                 out.push(Instr::Tmem { count, bytes: per, load: matches!(op, Op::TmemLoad { .. }) });
             }
         }
-        Op::TmaLoad { slot, bytes, src, .. } => out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) }),
-        Op::TmaLoadMulticast { slot, bytes, src, mask, .. } => {
+        Op::TmaLoad { slot, bytes, rows, cols, src } => {
+            tma_issue(bytes, rows, cols, out);
+            out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) })
+        }
+        Op::TmaLoadMulticast { slot, bytes, rows, cols, src, mask } => {
+            tma_issue(bytes, rows, cols, out);
             out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
         }
         Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),
@@ -573,6 +629,46 @@ mod tests {
         // A 64 x 64 bf16 tile over a warpgroup: 8 KB, 2 KB per warp, 4 x 512 B.
         let ld = lowered(Op::SharedLoad { bytes: 8192 }, 128);
         assert_eq!(ld, [Instr::Shared { count: 4, bytes: 512, load: true }]);
+    }
+
+    #[test]
+    fn tma_loads_issue_one_dependent_chain_per_column_panel() {
+        let slot = BarrierSlot { barrier: 0, index: 0 };
+        let src = GlobalTile { tensor: 1, origin: 0 };
+        // The B tile of a 128 x 256 GEMM k-step (32 x 256 bf16): four 128-byte panels.
+        let b = lowered(Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src }, 32);
+        let chain =
+            Instr::Exec { pipe: ExecPipe::Alu, count: 4 * TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 };
+        assert_eq!(b, [chain, Instr::TmaLoad { barrier: slot, bytes: 32 * 256 * 2, src: Some(src) }]);
+        // A 128 x 64 bf16 tile is one panel; a 64 x 32 f32 tile too.
+        for (rows, cols, elem) in [(128, 64, 2), (64, 32, 4)] {
+            let op = Op::TmaLoad { slot, bytes: rows * cols * elem, rows, cols, src };
+            assert_eq!(lowered(op, 128)[0].issues(), TMA_ISSUE_INSTRS_PER_BOX);
+        }
+        let half = Op::TmaLoadMulticast { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src, mask: 0b11 };
+        assert_eq!(lowered(half, 32)[0], chain);
+    }
+
+    #[test]
+    fn global_stores_go_out_one_column_pair_per_instruction() {
+        // A 64 x 256 f32 accumulator over a warpgroup: 128 values, 64 pairs per thread, each
+        // pair an 8-byte store; a warp-instruction spans 8 rows, so 8 cache lines.
+        let st = lowered(Op::GlobalStore { bytes: 64 * 256 * 4, elements: 64 * 256 }, 128);
+        assert_eq!(
+            st,
+            [
+                Instr::Exec {
+                    pipe: ExecPipe::Alu,
+                    count: 64 * STORE_GLOBAL_INSTRS_PER_PAIR,
+                    dep: Dep::None,
+                    elements: 1
+                },
+                Instr::GlobalStore { count: 64, bytes: 8 * 32, lines: 8 },
+            ]
+        );
+        // bf16 output: 4 bytes per thread and pair.
+        let bf16 = lowered(Op::GlobalStore { bytes: 64 * 64 * 2, elements: 64 * 64 }, 128);
+        assert_eq!(bf16[1], Instr::GlobalStore { count: 16, bytes: 4 * 32, lines: 8 });
     }
 
     #[test]

@@ -102,8 +102,11 @@ impl Sm {
                     self.warps[w].head_first_result = done;
                 }
             }
-            Instr::GlobalStore { bytes, .. } => {
-                let start = self.start_on(smsp, ExecPipe::Lsu, t, 0, timing);
+            Instr::GlobalStore { bytes, lines, .. } => {
+                // The L1 data path takes one wavefront per cache line the store touches, on
+                // the port shared memory uses.
+                let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(self.smem_free), timing);
+                self.smem_free = self.smem_free.max(start as f64) + f64::from(lines);
                 let done = mem.store(start as f64, bytes, None);
                 let s = &mut self.residents[self.warps[w].resident as usize];
                 s.outstanding = s.outstanding.max(done);

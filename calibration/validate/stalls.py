@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Cycles per execution of code regions, from Nsight Compute's per-instruction stall sampling.
+
+    python3 calibration/validate/stalls.py [DIR] > DIR/regions.txt
+
+Reads `ncu_stalls.sh` output in DIR (default calibration/results/validate_stalls): per
+configuration ID, `ID_sass.csv` (each SASS instruction with its warp samples and executions)
+and `ID.txt` (elapsed SM cycles). A region is a range of SASS offsets of the kernel (from
+`cuobjdump -sass` of the CUBIN `examples/cuda_dump.rs` writes; the same NVRTC, so the same
+code). With W warps resident per SM for the whole kernel (one CTA per SM), a region's share
+of all samples times W x 132 SMs x elapsed cycles is the warp-cycles spent in it; divided by
+its executions (the most-executed instruction of the region), the cycles one warp spends in
+it per pass. That is an estimate: warps that exit early (the producer warpgroup's idle
+warps) are counted as live, so the live-warp count is given per kernel.
+"""
+import csv
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "calibration/results/validate_stalls")
+SMS = 132
+
+# (configuration id, kernel, live warps per CTA, regions as (name, first offset, end offset
+# [, passes when not the executions of its most-executed instruction]))
+KERNELS = [
+    (56, "flat_128x256_p4, v1 (8192^3)", 8, [
+        ("loop head", 0x2A50, 0x2AB0),
+        ("full-stage wait", 0x2AB0, 0x2BB0),
+        ("wgmma issue", 0x2BB0, 0x2DC0),
+        ("wgmma.wait_group 0", 0x2DC0, 0x2DD0),
+        ("release", 0x2DD0, 0x2EB0),
+        ("bar.sync, loader test", 0x2EB0, 0x2F00),
+        ("acquire (empty-stage wait)", 0x2F00, 0x3050),
+        ("TMA issue, 5 boxes", 0x3050, 0x3570),
+        ("loop tail", 0x3570, 0x3600),
+    ]),
+    (55, "ws_128x256_p4 (8192^3)", 9, [
+        ("consumer: full-stage wait", 0x09D0, 0x0A40),
+        ("consumer: wgmma issue", 0x0A40, 0x0D00),
+        ("consumer: wgmma.wait_group 0", 0x0D00, 0x0D10),
+        ("consumer: release, loop", 0x0D10, 0x0E40),
+        ("producer: empty-stage wait", 0x6B70, 0x6B90),
+        ("producer: TMA issue, 5 boxes", 0x6B90, 0x7000),
+        ("producer: loop", 0x7000, 0x70A0),
+    ]),
+    (37, "ws_gemm_128x256_p4 (8192x8192x1024)", 9, [
+        ("consumer: main loop (16 k-steps)", 0x09C0, 0x1050),
+        # Once per consumer warp (2048 CTAs x 8), its code partly in a loop.
+        ("consumer: store_global (64x256 f32)", 0x1050, 0x6700, 16384),
+        ("exit (stores drain)", 0x6700, 0x6710),
+    ]),
+]
+
+
+def load(cid):
+    with open(os.path.join(DIR, f"{cid}_sass.csv")) as f:
+        rows = list(csv.reader(f))
+    head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
+    h = rows[head]
+    idx = {n: i for i, n in enumerate(h)}
+    data = [r for r in rows[head + 1:] if len(r) == len(h)]
+    base = int(data[0][0], 16)
+    text = open(os.path.join(DIR, f"{cid}.txt")).read()
+    elapsed = float(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", text).group(1).replace(",", ""))
+    out = []
+    for r in data:
+        out.append((int(r[0], 16) - base, r[idx["Source"]].strip(), int(r[idx["Warp Stall Sampling (All Samples)"]] or 0),
+                    int(r[idx["Instructions Executed"]] or 0)))
+    return out, elapsed
+
+
+def main():
+    print("Cycles per pass of each code region, per warp (Nsight Compute stall sampling, H200, clocks free):")
+    for cid, name, warps, regions in KERNELS:
+        rows, elapsed = load(cid)
+        total = sum(s for _, _, s, _ in rows)
+        warp_cycles = warps * SMS * elapsed
+        print(f"\n#{cid} {name}: {elapsed:,.0f} cycles, {warps} live warps per SM")
+        print(f"  {'region':<30} {'instrs':>6} {'passes':>9} {'share':>6} {'cycles/pass':>11} {'per instr':>9}")
+        for region, lo, hi, *given in regions:
+            sel = [r for r in rows if lo <= r[0] < hi]
+            samples = sum(r[2] for r in sel)
+            passes = given[0] if given else max((r[3] for r in sel), default=0)
+            cyc = samples / total * warp_cycles / passes if passes else 0.0
+            print(f"  {region:<30} {len(sel):>6} {passes:>9} {100 * samples / total:>5.1f}% {cyc:>11.0f} {cyc / max(len(sel), 1):>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
