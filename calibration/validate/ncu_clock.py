@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Effective clocks and cycles from an `ncu_clock.sh` run, beside the timed sweep.
 
-    python3 calibration/validate/ncu_clock.py [NCU_DIR] > NCU_DIR/effective.txt
+    python3 calibration/validate/ncu_clock.py [NCU_DIR [MORE_DIR..]] [--results CSV] > NCU_DIR/effective.txt
 
-Reads NCU_DIR (default calibration/validate/h200/ncu): `validate_none.csv` (one launch per
-configuration, clocks free) in the order of `validate_status.csv`'s `profiled` rows, and
-`cluster_{none,base}.csv`. Joins them with the timed sweep (calibration/validate/results.csv:
-burst and sustained times, NVML clocks) and the cluster GEMM's run
+Reads NCU_DIR (default calibration/validate/h200/ncu) and any further directories of later
+`ncu_clock.sh` runs (configurations the first did not profile): `validate_none.csv` (one
+launch per configuration, clocks free) in the order of `validate_status.csv`'s `profiled`
+rows, and, where present, `cluster_{none,base}.csv`. Joins them with the timed sweep
+(`--results`, default calibration/validate/results.csv: burst and sustained times, NVML
+clocks) and the cluster GEMM's run
 (calibration/gpu/cluster_gemm/h200_run4/cluster_gemm_gpu.csv), and writes
 NCU_DIR/effective.csv: per configuration the SM cycles of one launch, the clock ncu saw
 (cycles over duration), the L2 and DRAM clocks, and the effective burst and sustained clocks
@@ -18,8 +20,14 @@ import statistics as st
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NCU = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "calibration/validate/h200/ncu")
+ARGS = sys.argv[1:]
 RESULTS = os.path.join(ROOT, "calibration/validate/results.csv")
+if "--results" in ARGS:
+    i = ARGS.index("--results")
+    RESULTS = ARGS[i + 1]
+    del ARGS[i:i + 2]
+DIRS = ARGS or [os.path.join(ROOT, "calibration/validate/h200/ncu")]
+NCU = DIRS[0]
 CLUSTER_RUN = os.path.join(ROOT, "calibration/gpu/cluster_gemm/h200_run4/cluster_gemm_gpu.csv")
 SPLIT = os.path.join(ROOT, "calibration/validate/split.csv")
 
@@ -58,17 +66,21 @@ def num(x):
 def main():
     split = {r["id"]: r for r in csv.DictReader(open(SPLIT))}
     results = {r["id"]: r for r in csv.DictReader(open(RESULTS))}
-    status = [r for r in csv.DictReader(open(os.path.join(NCU, "validate_status.csv"))) if r["status"] == "profiled"]
-    ours = [s["id"] for s in status if not s["id"].startswith("cublas")]
-    theirs = [s["id"] for s in status if s["id"].startswith("cublas")]
-    ls = launches(os.path.join(NCU, "validate_none.csv"))
-    mine = [x for x in ls if not x["kernel"].startswith("nvjet")]
-    vendor = [x for x in ls if x["kernel"].startswith("nvjet")]
-    if len(mine) != len(ours) or len(vendor) != len(theirs):
-        sys.exit(f"{len(mine)} warpspec launches for {len(ours)} profiled configurations, "
-                 f"{len(vendor)} cuBLAS launches for {len(theirs)}: cannot match them")
     rows = []
-    for cid, launch in zip(ours, mine):
+    profiled = []
+    for d in DIRS:
+        status = [r for r in csv.DictReader(open(os.path.join(d, "validate_status.csv"))) if r["status"] == "profiled"]
+        ours = [s["id"] for s in status if not s["id"].startswith("cublas")]
+        theirs = [s["id"] for s in status if s["id"].startswith("cublas")]
+        ls = launches(os.path.join(d, "validate_none.csv"))
+        mine = [x for x in ls if not x["kernel"].startswith("nvjet")]
+        vendor = [x for x in ls if x["kernel"].startswith("nvjet")]
+        if len(mine) != len(ours) or len(vendor) != len(theirs):
+            sys.exit(f"{d}: {len(mine)} warpspec launches for {len(ours)} profiled configurations, "
+                     f"{len(vendor)} cuBLAS launches for {len(theirs)}: cannot match them")
+        seen = {cid for cid, _ in profiled}
+        profiled += [(cid, launch) for cid, launch in zip(ours, mine) if cid not in seen]
+    for cid, launch in profiled:
         r, s = results.get(cid, {}), split[cid]
         f = figures(launch)
         burst, sust = num(r.get("meas_burst_ms")), num(r.get("meas_sust_ms"))
@@ -87,7 +99,7 @@ def main():
         timed[(r["workload"].split(" (")[0], r["phase"])] = r
     cluster_ids = {s["m"] + "x" + s["n"] + "x" + s["k"]: s["id"] for s in split.values() if s["family"] == "cluster_gemm"}
     base = launches(os.path.join(NCU, "cluster_base.csv"))
-    for i, launch in enumerate(launches(os.path.join(NCU, "cluster_none.csv"))):
+    for i, launch in enumerate(launches(os.path.join(NCU, "cluster_none.csv"))):  # the first directory's
         shape = ["8192x8192x8192", "4096x4096x4096", "16384x16384x4096", "8192x8192x1024"][i // 2]
         who = "cluster_gemm" if launch["kernel"] == "cluster_gemm" else "cublas"
         f = figures(launch)
