@@ -26,8 +26,9 @@ use super::timing::{ExecPipe, MmaKind, Timing};
 /// Threads that share one row of a fragment in the `wgmma` accumulator layout (a quad).
 pub const THREADS_PER_ROW: u32 = 4;
 
-/// Bytes one thread moves with one vector shared- or global-memory instruction
-/// (`ld.shared.v4.b32`, `st.global.v4.b32`).
+/// Bytes one thread moves with one vector shared-memory instruction (`ld.shared.v4.b32`), as
+/// the model counts shared loads and stores; stores to global memory go one column pair at a
+/// time ([`Op::GlobalStore`]).
 pub const BYTES_PER_THREAD_ACCESS: u32 = 16;
 
 /// Bytes one thread moves with one tensor-memory access (`tcgen05.ld/st.32x32b.x32`: 32
