@@ -2,9 +2,10 @@
 # Where the warps of validation-set kernels stall, by SASS instruction: one Nsight Compute
 # profile per configuration (each launched once by `validate run --profile`), with warp-state
 # statistics and source counters (stall sampling per instruction), exported and printed per
-# SASS instruction as CSV. The model's report for the same configuration names its stalls
-# by DSL operation (`validate run --ids ID --model-out ...` with `WARPSPEC_REPORT=1`, or the
-# example binaries); calibration/validate/stalls.py sets them side by side.
+# SASS instruction as CSV; calibration/validate/stalls.py turns the samples into cycles per
+# code region. The model names its stalls by DSL operation in the example binaries' reports
+# (`gemm_tradeoff --trace ...`, `gemm`, `flash_attention_hopper`); docs/validation.md sets
+# the two side by side.
 #
 # Build here and carry (`run` tool, carry [".gpu-carry-ncu"]):
 #   cargo build --release -p warpspec-validate

@@ -20,6 +20,7 @@
 //! `wgmma` with both operands in shared memory) depend on no register result.
 
 use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, Wait};
+use crate::gpu::codegen::TileLayout;
 
 use super::timing::{ExecPipe, MmaKind, Timing};
 
@@ -73,29 +74,21 @@ const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 /// `cp.async.bulk.tensor` of a 128-byte-wide column panel): coordinates and shared-memory
 /// address into uniform registers (`R2UR`, `USHF`, `UIADD3`, `ULEA`, `UMOV`), the `ELECT`
 /// of the issuing thread and the predicate bookkeeping around `UTMALDG`. In the SASS of the
-/// generated GEMMs (sm_90a, `calibration/sass/README.md`, "TMA issue and global stores"): 71 instructions
-/// from the empty-stage wait to the `expect_tx` arrive for 5 boxes in the producer of
-/// `ws_128x256_p4`, 82 in the loader path of `flat_128x256_p4`; 12 to 19 between
-/// consecutive `UTMALDG`. Nsight Compute's stall sampling of both at 8192^3 (H200,
+/// generated GEMMs (sm_90a, `calibration/sass/README.md`, "TMA issue and global stores"):
+/// 71 instructions from the empty-stage wait to the `expect_tx` arrive for 5 boxes in the
+/// producer of `ws_128x256_p4`, 82 in the loader path of `flat_128x256_p4`; 12 to 19
+/// between consecutive `UTMALDG`. Nsight Compute's stall sampling of both at 8192^3 (H200,
 /// `calibration/results/validate_stalls/regions.txt`) puts 270 and 428 cycles on that path
 /// per k-step of 5 boxes (3.8 and 5.2 cycles per instruction), 54 and 86 per box: 14
 /// dependent instructions at the ALU's 4-cycle latency are 56.
 pub const TMA_ISSUE_INSTRS_PER_BOX: u32 = 14;
 
-/// Bytes of the column panel one TMA box covers in the generated code (the 128-byte
-/// swizzle's row width).
-const TMA_BOX_ROW_BYTES: u32 = 128;
-
-/// TMA boxes the generated code issues for a `rows x cols` tile of `bytes`: one per
-/// 128-byte-wide column panel.
-fn tma_boxes(bytes: u32, rows: u32, cols: u32) -> u32 {
-    let elem = bytes / (rows * cols).max(1);
-    (cols * elem.max(1)).div_ceil(TMA_BOX_ROW_BYTES).max(1)
-}
-
-/// The dependent instructions that issue the TMA boxes of a `rows x cols` tile.
+/// The dependent instructions that issue the TMA boxes of a `rows x cols` tile of `bytes`:
+/// one box per column panel of the tile's layout in the generated code ([`TileLayout`]).
 fn tma_issue(bytes: u32, rows: u32, cols: u32, out: &mut Vec<Instr>) {
-    exec(ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX * tma_boxes(bytes, rows, cols), Dep::Chain, out);
+    let elem_bytes = (bytes / (rows * cols).max(1)).max(1);
+    let boxes = TileLayout::of(cols, elem_bytes).panels;
+    exec(ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX * boxes, Dep::Chain, out);
 }
 
 /// Instructions per stored column pair of `store_global` besides the store itself: the row

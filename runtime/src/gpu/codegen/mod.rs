@@ -32,6 +32,7 @@ use crate::gpu::Arch;
 
 pub use error::CodegenError;
 use error::{Unsupported, unsupported};
+pub(crate) use plan::TileLayout;
 use plan::{ParamPlan, Plan};
 
 use body::{Body, Uses, Val};

@@ -107,6 +107,22 @@ pub(crate) struct TileLayout {
     pub swizzled: bool,
 }
 
+impl TileLayout {
+    /// The layout of a tile of `cols` columns of `elem_bytes`-byte elements: rows of 64 or
+    /// 128 bytes in that swizzle, wider rows as 128-byte panels side by side (one TMA box
+    /// each), anything else plain.
+    pub(crate) fn of(cols: u32, elem_bytes: u32) -> TileLayout {
+        match cols * elem_bytes {
+            row @ (64 | 128) => TileLayout { row_bytes: row, panel_cols: cols, panels: 1, swizzled: true },
+            r if r % 128 == 0 => {
+                TileLayout { row_bytes: 128, panel_cols: 128 / elem_bytes, panels: r / 128, swizzled: true }
+            }
+            // Not an operand of TMA or an MMA (those check): plain rows.
+            r => TileLayout { row_bytes: r, panel_cols: cols, panels: 1, swizzled: false },
+        }
+    }
+}
+
 /// A `#[shared]` field: a tile or a ring of tiles.
 #[derive(Clone, Debug)]
 pub(crate) struct FieldPlan {
@@ -536,15 +552,7 @@ fn field(name: &str, ty: &Ty, consts: &BTreeMap<String, i128>, at: u32) -> Resul
     else {
         return bad();
     };
-    let row = cols * elem.bytes();
-    let layout = match row {
-        64 | 128 => TileLayout { row_bytes: row, panel_cols: cols, panels: 1, swizzled: true },
-        r if r % 128 == 0 => {
-            TileLayout { row_bytes: 128, panel_cols: 128 / elem.bytes(), panels: r / 128, swizzled: true }
-        }
-        // Not an operand of TMA or an MMA (those check): plain rows.
-        r => TileLayout { row_bytes: r, panel_cols: cols, panels: 1, swizzled: false },
-    };
+    let layout = TileLayout::of(cols, elem.bytes());
     // Swizzled tiles start 1024-aligned (the swizzle is a function of address bits 4 to 9);
     // plain ones 128-aligned.
     let align = if layout.swizzled { 1024 } else { 128 };
