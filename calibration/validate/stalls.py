@@ -45,6 +45,24 @@ KERNELS = [
         ("producer: TMA issue, 5 boxes", 0x6B90, 0x7000),
         ("producer: loop", 0x7000, 0x70A0),
     ]),
+    (25, "ws_gemm_128x256_p2 (8192^3)", 9, [
+        ("consumer: full-stage wait", 0x08D0, 0x0920),
+        ("consumer: wgmma issue", 0x0920, 0x0E50),
+        ("consumer: wgmma.wait_group 0", 0x0E50, 0x0E60),
+        ("consumer: release, loop", 0x0E60, 0x0F90),
+        ("producer: empty-stage wait", 0x6C70, 0x6CE0),
+        ("producer: TMA issue, 5 boxes", 0x6CE0, 0x7150),
+        ("producer: loop", 0x7150, 0x71E0),
+    ]),
+    (35, "ws_gemm_128x256_p4 (8192^3)", 9, [
+        ("consumer: full-stage wait", 0x09D0, 0x0A20),
+        ("consumer: wgmma issue", 0x0A20, 0x0F50),
+        ("consumer: wgmma.wait_group 0", 0x0F50, 0x0F60),
+        ("consumer: release, loop", 0x0F60, 0x1090),
+        ("producer: empty-stage wait", 0x6D70, 0x6DE0),
+        ("producer: TMA issue, 5 boxes", 0x6DE0, 0x7250),
+        ("producer: loop", 0x7250, 0x72E0),
+    ]),
     (37, "ws_gemm_128x256_p4 (8192x8192x1024)", 9, [
         ("consumer: main loop (16 k-steps)", 0x09C0, 0x1050),
         # Once per consumer warp (2048 CTAs x 8), its code partly in a loop.
