@@ -126,6 +126,10 @@ pub struct ModelArgs {
     /// Warp-scheduler policy.
     #[arg(long, value_enum, default_value_t = Policy::Gto)]
     pub policy: Policy,
+    /// Seed of the memory latencies' variation (each L2 and HBM latency is drawn from its
+    /// measured spread; the same seed gives the same run).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
     /// Write the timeline to this file: a self-contained HTML page for `.html`, an SVG for
     /// `.svg` (open either in a browser), Chrome trace-event JSON otherwise (open it in the
     /// Perfetto UI).
@@ -164,6 +168,7 @@ impl ModelArgs {
         let options = SimOptions {
             clock_ghz: self.clock,
             policy: self.policy.into(),
+            seed: self.seed,
             progress: Some(Arc::new(|p: &Progress| eprintln!("{}", progress_line(p)))),
             ..SimOptions::default()
         };

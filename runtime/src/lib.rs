@@ -438,6 +438,7 @@ pub mod error;
 pub mod gpu;
 pub mod launch;
 pub mod report;
+mod rng;
 pub mod sim;
 pub mod target;
 

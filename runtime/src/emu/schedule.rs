@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::rng::Rng;
+
 /// How a CTA's executor picks the next role instance to run.
 ///
 /// [`Policy::RoundRobin`] polls the instances in warp order and lets each run until it
@@ -47,32 +49,6 @@ impl fmt::Display for Policy {
     }
 }
 
-/// SplitMix64: a small, fast, well-mixed generator; enough to pick schedules.
-#[derive(Clone, Debug)]
-pub(super) struct Rng(u64);
-
-impl Rng {
-    /// The generator for CTA `cta` of a run seeded with `seed`.
-    pub fn for_cta(seed: u64, cta: usize) -> Self {
-        let mut mix = Rng(seed ^ 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(cta as u64 + 1));
-        Rng(mix.next())
-    }
-
-    /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
-
 /// The exploring executor's choice of the next instance.
 pub(super) enum Picker {
     /// Uniformly among the runnable instances.
@@ -94,9 +70,9 @@ impl Picker {
     pub fn new(policy: Policy, cta: usize, instances: usize) -> Option<Self> {
         match policy {
             Policy::RoundRobin => None,
-            Policy::Random { seed } => Some(Picker::Random(Rng::for_cta(seed, cta))),
+            Policy::Random { seed } => Some(Picker::Random(Rng::seeded(seed, cta as u64))),
             Policy::Pct { seed, depth, steps } => {
-                let mut rng = Rng::for_cta(seed, cta);
+                let mut rng = Rng::seeded(seed, cta as u64);
                 let changes = u64::from(depth.saturating_sub(1));
                 // Initial priorities: a random permutation of changes + 1 ..= changes + n, all
                 // above the priorities change points hand out (changes ..= 1).
@@ -137,7 +113,7 @@ mod tests {
     #[test]
     fn seeds_reproduce_and_ctas_differ() {
         let draw = |seed, cta| {
-            let mut r = Rng::for_cta(seed, cta);
+            let mut r = Rng::seeded(seed, cta as u64);
             (0..4).map(|_| r.below(10)).collect::<Vec<_>>()
         };
         assert_eq!(draw(7, 0), draw(7, 0));

@@ -325,7 +325,7 @@ impl GpuRun<'_> {
         let traced_sms = trace.map_or(0, |t| t.sms as usize).min(sm_count);
         let env_of = |sm: usize| if sm < traced_sms { &env_traced } else { &env_plain };
         let mut sms: Vec<Sm> = (0..sm_count).map(|i| Sm::new(i, ctas_per_sm, env_of(i))).collect();
-        let mut mem = MemorySystem::new(self.timing);
+        let mut mem = MemorySystem::new(self.timing, sm_count, opts.seed);
         let mut clusters = match self.cluster {
             Some(shape) => {
                 Some(ClusterRun::new(self.machine, shape, self.grid, self.shape.warps, ctas_per_sm, sm_count)?)

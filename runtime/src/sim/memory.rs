@@ -10,6 +10,28 @@
 //! demand of all SMs exceeds the level's bandwidth) without modelling banks, partitions or
 //! the crossbar.
 //!
+//! **Sharing among SMs.** A TMA load's data reaches its SM after the L2 latency and then
+//! streams into shared memory. The L2 and the network behind it serve the lines of every
+//! request outstanding at once, so a copy streams at its SM's own rate only while no other
+//! SM waits for data: each SM gets an equal share of the L2's bandwidth among the SMs with a
+//! TMA load outstanding (issued, not yet landed), itself included, at most its own rate. The
+//! share is fixed when the copy is issued, from the loads outstanding then (a fluid
+//! approximation of processor sharing; the FIFO above still bounds the total). With every SM
+//! loading, a copy streams at the L2's rate over the SM count (about 43 B/clk per SM at 1.75
+//! GHz on the H200, where one SM alone streams at 95).
+//!
+//! Stores share the GPU's store bandwidth into L2 (measured apart from the loads' rate: all
+//! SMs storing at once write 4.72 TB/s) the same way, among the SMs with a store outstanding:
+//! a TMA store reads shared memory at its share (at most the one-SM rate), and a warp's
+//! global stores leave the SM at its share, the next waiting for the SM's write path.
+//!
+//! **Latency.** Each load's latency is drawn from the measured distribution of its level
+//! (`Timing::l2_latency_spread`, `hbm_latency_spread`: the median and the 10th and 90th
+//! percentiles) with a seeded generator, so that identical warps do not move in lock-step and
+//! a run is the same for the same seed. A TMA copy that hits in L2 takes the median: its lines
+//! spread over many slices, and its measured latency varies by a few cycles (an 8 KB box: p10
+//! 393, p90 400), where a single line's varies by tens.
+//!
 //! **Hits.** A load that names its source tile ([`GlobalTile`]) hits if that tile is resident in
 //! an LRU of the L2's capacity; a miss also goes through HBM (bandwidth and latency) and then
 //! occupies L2. Loads that name no tile count as hits. Stores write through L2 and are charged
@@ -18,8 +40,19 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::dsl::GlobalTile;
+use crate::rng::Rng;
 
+use super::machine::Spread;
 use super::timing::Timing;
+
+/// What reaches the L2: a TMA copy of a tile, or a warp's load of lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A TMA copy: its hit latency is the median (many lines over many slices).
+    Bulk,
+    /// A warp's load: each line's latency as measured.
+    Lines,
+}
 
 /// A first-come-first-served bandwidth server.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,8 +75,14 @@ impl Server {
 
     /// Serves `bytes` arriving at `t`; returns the cycle the last byte leaves the server.
     pub fn serve(&mut self, t: f64, bytes: u32) -> f64 {
+        self.serve_at(t, bytes, self.rate)
+    }
+
+    /// Serves `bytes` arriving at `t` at `rate` bytes per cycle (at most the server's own);
+    /// returns the cycle the last byte leaves the server.
+    pub fn serve_at(&mut self, t: f64, bytes: u32, rate: f64) -> f64 {
         let start = self.free.max(t);
-        let duration = f64::from(bytes) / self.rate;
+        let duration = f64::from(bytes) / rate.clamp(f64::MIN_POSITIVE, self.rate);
         self.free = start + duration;
         self.busy += duration;
         self.bytes += u64::from(bytes);
@@ -93,42 +132,111 @@ pub(crate) struct MemorySystem {
     /// The HBM bandwidth server.
     pub hbm: Server,
     l2_latency: f64,
+    l2_spread: Spread,
     hbm_latency: f64,
+    hbm_spread: Spread,
+    rng: Rng,
     lru: Lru,
     /// Loads that hit in L2, and that missed.
     pub hits: u64,
     /// Loads that missed in L2.
     pub misses: u64,
+    /// Per SM, the cycle its last TMA load outstanding lands.
+    landing: Vec<f64>,
+    /// Bytes per cycle the GPU stores into L2.
+    write_rate: f64,
+    /// Per SM, the cycle its last store outstanding is written.
+    writing: Vec<f64>,
 }
 
 impl MemorySystem {
-    /// The memory system of `timing`'s machine.
-    pub fn new(timing: &Timing) -> Self {
+    /// The memory system of `timing`'s machine with `sms` SMs, its latencies drawn with
+    /// `seed`.
+    pub fn new(timing: &Timing, sms: usize, seed: u64) -> Self {
         MemorySystem {
             l2: Server::new(timing.l2_bytes_per_clk),
             hbm: Server::new(timing.hbm_bytes_per_clk),
             l2_latency: timing.l2_latency as f64,
+            l2_spread: timing.l2_latency_spread,
             hbm_latency: timing.hbm_latency as f64,
+            hbm_spread: timing.hbm_latency_spread,
+            rng: Rng::seeded(seed, 0),
             lru: Lru { capacity: timing.l2_bytes, ..Lru::default() },
             hits: 0,
             misses: 0,
+            landing: vec![0.0; sms],
+            write_rate: timing.l2_write_bytes_per_clk,
+            writing: vec![0.0; sms],
+        }
+    }
+
+    /// The rate at which SM `sm` streams a load issued at `at`: an equal share of the L2's
+    /// bandwidth among the SMs with a load outstanding then, this one included, at most
+    /// `own` (the SM's rate).
+    pub fn stream_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
+        own.min(self.l2.rate / Self::sharing(&self.landing, sm, at))
+    }
+
+    /// Records that SM `sm` has a TMA load outstanding until `until`.
+    pub fn outstanding_until(&mut self, sm: usize, until: f64) {
+        Self::extend(&mut self.landing, sm, until);
+    }
+
+    /// The rate at which SM `sm` writes a store issued at `at`: an equal share of the
+    /// GPU's store bandwidth into L2 among the SMs with a store outstanding then, this one
+    /// included, at most `own`.
+    pub fn write_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
+        own.min(self.write_rate / Self::sharing(&self.writing, sm, at))
+    }
+
+    /// Records that SM `sm` has a store outstanding until `until`.
+    pub fn writing_until(&mut self, sm: usize, until: f64) {
+        Self::extend(&mut self.writing, sm, until);
+    }
+
+    /// SMs with a transfer outstanding at `at` by `until` (the cycle each one's last ends),
+    /// counting `sm` whether or not it has one.
+    fn sharing(until: &[f64], sm: usize, at: f64) -> f64 {
+        (until.iter().enumerate().filter(|&(j, &u)| j != sm && u > at).count() + 1) as f64
+    }
+
+    /// Moves SM `sm`'s last transfer end in `until` to `to` if that is later.
+    fn extend(until: &mut [f64], sm: usize, to: f64) {
+        if let Some(s) = until.get_mut(sm) {
+            *s = s.max(to);
         }
     }
 
     /// A load of `bytes` arriving at the L2 at `t`; returns the cycle its data reaches the SM
     /// and whether it hit in L2. `key` names the tile for the hit/miss decision (`None`: a
     /// hit); `force_miss` sends the load to HBM regardless.
-    pub fn load(&mut self, t: f64, bytes: u32, key: Option<GlobalTile>, force_miss: bool) -> (f64, bool) {
+    pub fn load(
+        &mut self,
+        t: f64,
+        bytes: u32,
+        key: Option<GlobalTile>,
+        force_miss: bool,
+        access: Access,
+    ) -> (f64, bool) {
         let hit = !force_miss && key.is_none_or(|k| self.lru.touch(k, bytes));
         let l2_done = self.l2.serve(t, bytes);
         if hit {
             self.hits += 1;
-            (l2_done + self.l2_latency, true)
+            let latency = match access {
+                Access::Bulk => self.l2_latency,
+                Access::Lines => self.draw(self.l2_latency, self.l2_spread),
+            };
+            (l2_done + latency, true)
         } else {
             self.misses += 1;
             let hbm_done = self.hbm.serve(t, bytes);
-            (l2_done.max(hbm_done) + self.hbm_latency, false)
+            (l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread), false)
         }
+    }
+
+    /// A latency of median `median` and spread `spread`, drawn.
+    fn draw(&mut self, median: f64, spread: Spread) -> f64 {
+        spread.quantile(median, self.rng.unit())
     }
 
     /// A store of `bytes` arriving at the L2 at `t`; returns the cycle it is written to L2.
@@ -152,6 +260,35 @@ mod tests {
         assert_eq!(s.serve(5.0, 1000), 20.0);
         assert_eq!(s.serve(50.0, 100), 51.0);
         assert_eq!((s.busy, s.bytes), (21.0, 2100));
+    }
+
+    #[test]
+    fn streams_share_the_l2_bandwidth() {
+        let timing = Timing::new(&crate::sim::Machine::h200(), 1.0);
+        let sms = 200;
+        let mut mem = MemorySystem::new(&timing, sms, 0);
+        let own = timing.tma_bytes_per_clk;
+        let l2 = timing.l2_bytes_per_clk;
+        assert!(l2 / (sms as f64) < own && own < l2, "the test needs the share below the SM's rate");
+        // Alone, an SM streams at its own rate; with every other SM streaming, at the L2's
+        // rate over the SM count.
+        assert_eq!(mem.stream_rate(0, 0.0, own), own);
+        for sm in 1..sms {
+            mem.outstanding_until(sm, 100.0);
+        }
+        assert_eq!(mem.stream_rate(0, 50.0, own), l2 / sms as f64);
+        assert_eq!(mem.stream_rate(0, 100.0, own), own, "loads that have landed do not count");
+        mem.outstanding_until(7, 10.0);
+        assert_eq!(mem.landing[7], 100.0, "the last landing only moves later");
+        let w = timing.l2_write_bytes_per_clk;
+        assert_eq!(mem.write_rate(0, 0.0, 1e9), w, "alone, the whole write bandwidth");
+        mem.writing_until(3, 100.0);
+        assert_eq!(mem.write_rate(0, 50.0, 1e9), w / 2.0);
+        assert_eq!(mem.write_rate(3, 50.0, 1e9), w, "an SM does not share with itself");
+        assert_eq!(mem.write_rate(0, 50.0, 1.0), 1.0, "at most its own rate");
+        let mut s = Server::new(100.0);
+        assert_eq!(s.serve_at(0.0, 1000, 50.0), 20.0);
+        assert_eq!(s.serve_at(0.0, 1000, 500.0), 30.0, "at most the server's own rate");
     }
 
     #[test]

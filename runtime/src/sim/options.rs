@@ -64,6 +64,8 @@ pub struct SimOptions {
     pub progress: Option<ProgressFn>,
     /// How often to call `progress` (default: 1 s).
     pub progress_interval: Option<Duration>,
+    /// Seed of the memory latencies' variation (the same seed, the same run).
+    pub seed: u64,
 }
 
 impl fmt::Debug for SimOptions {
@@ -75,6 +77,7 @@ impl fmt::Debug for SimOptions {
             .field("compute", &self.compute)
             .field("progress", &self.progress.as_ref().map(|_| "callback"))
             .field("progress_interval", &self.progress_interval)
+            .field("seed", &self.seed)
             .finish()
     }
 }

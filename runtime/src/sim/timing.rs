@@ -7,7 +7,7 @@
 
 use crate::dsl::DType;
 
-use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe};
+use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe, Spread};
 
 /// The SM's counted-instruction pipes (see [`super::lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,14 +110,20 @@ pub struct Timing {
     pub tma_miss_extra_latency: u64,
     /// L2 bytes per cycle, whole GPU.
     pub l2_bytes_per_clk: f64,
-    /// L2 hit latency, cycles.
+    /// Bytes per cycle the whole GPU stores into L2.
+    pub l2_write_bytes_per_clk: f64,
+    /// L2 hit latency, cycles (the median).
     pub l2_latency: u64,
+    /// Percentiles of the L2 hit latency of a warp's line loads.
+    pub l2_latency_spread: Spread,
     /// L2 capacity, bytes.
     pub l2_bytes: u64,
     /// HBM bytes per cycle, whole GPU.
     pub hbm_bytes_per_clk: f64,
-    /// HBM (L2 miss) latency, cycles.
+    /// HBM (L2 miss) latency, cycles (the median).
     pub hbm_latency: u64,
+    /// Percentiles of the HBM latency.
+    pub hbm_latency_spread: Spread,
     /// mbarrier completion to waiter wake-up, cycles.
     pub mbarrier_wake: u64,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
@@ -180,10 +186,13 @@ impl Timing {
             tma_extra_latency: u64::from(machine.tma.extra_latency_cycles.value),
             tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
+            l2_write_bytes_per_clk: per_clk(machine.l2.write_bandwidth_tb_s.value).max(1.0),
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
+            l2_latency_spread: machine.l2.hit_latency_spread.value,
             l2_bytes: machine.l2.size_bytes.value,
             hbm_bytes_per_clk: per_clk(machine.hbm.bandwidth_tb_s.value).max(1.0),
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
+            hbm_latency_spread: machine.hbm.latency_spread.value,
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
             remote_arrive: u64::from(machine.clusters.remote_arrive_cycles.value).max(1),

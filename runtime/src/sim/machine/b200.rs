@@ -2,7 +2,7 @@
 
 use super::{
     Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
-    ResidencyLimits, SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, TensorMemory, Tma,
+    ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, TensorMemory, Tma, h100,
 };
 
 /// Source strings shared by several B200 parameters.
@@ -219,8 +219,13 @@ impl Machine {
                     258,
                     "no public B200 number (two dies; Chips and Cheese B200 article measures a slower cross-die L2): assumed equal to Hopper; to be calibrated: calibration/README.md",
                 ),
+                hit_latency_spread: Param::new(
+                    Spread::scaled(h100::L2_HIT_SPREAD, h100::L2_HIT_MEDIAN, 258),
+                    "no public B200 number: the H200's measured spread (p10 265, p90 311 around 285 cycles) scaled to this median, assumed; to be calibrated: calibration/README.md",
+                ),
                 far_hit_latency_cycles: Param::new(414, src::ASSUMED_HOPPER),
                 bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
+                write_bandwidth_tb_s: Param::new(4.72, src::ASSUMED_HOPPER),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(
@@ -234,6 +239,10 @@ impl Machine {
                 latency_cycles: Param::new(
                     520,
                     "no public cycle count (Jarmusch & Chandrasekaran, arXiv 2512.02189, report lower cache-miss latency than H200): assumed equal to Hopper; to be calibrated: calibration/README.md",
+                ),
+                latency_spread: Param::new(
+                    Spread::scaled(h100::HBM_SPREAD, h100::HBM_MEDIAN, 520),
+                    "no public B200 number: the H200's measured spread (p10 537, p90 815 around 695 cycles) scaled to this median, assumed; to be calibrated: calibration/README.md",
                 ),
             },
             sync: Sync {

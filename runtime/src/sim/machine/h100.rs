@@ -2,8 +2,17 @@
 
 use super::{
     Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile,
-    ResidencyLimits, SetMaxNReg, SharedMemory, Sync, TensorCore, TensorInterference, Tma,
+    ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, Tma,
 };
+
+/// The H200's measured L2-hit spread (`l2_hit_latency` in calibration/results/h200.json).
+pub(super) const L2_HIT_SPREAD: Spread = Spread { p10: 265, p90: 311 };
+/// The H200's measured L2-hit median, cycles.
+pub(super) const L2_HIT_MEDIAN: u32 = 285;
+/// The H200's measured L2-miss spread (`hbm_latency` in calibration/results/h200.json).
+pub(super) const HBM_SPREAD: Spread = Spread { p10: 537, p90: 815 };
+/// The H200's measured L2-miss median, cycles.
+pub(super) const HBM_MEDIAN: u32 = 695;
 
 /// Source strings shared by several Hopper parameters.
 pub(super) mod src {
@@ -243,6 +252,10 @@ impl Machine {
                     285,
                     "measured: L2 hit 285 cycles median per hop (p10 265, p90 311, unimodal), calibration/README.md (H200); Luo et al. extension (arXiv 2501.12084) ~258 near",
                 ),
+                hit_latency_spread: Param::new(
+                    L2_HIT_SPREAD,
+                    "measured: L2-hit pointer chase p10 265, p90 311 cycles around the median 285 (12240 hops, unimodal), calibration/results/h200.json l2_hit_latency (H200, same GH100 L2)",
+                ),
                 far_hit_latency_cycles: Param::new(
                     414,
                     "Luo et al. extension (arXiv 2501.12084): L2 hit ~414 cycles (far partition)",
@@ -251,6 +264,10 @@ impl Machine {
                     9.85,
                     "measured: the highest L2 throughput of a calibration-set kernel as TMA loads it at one CTA per SM, Nsight Compute lts__t_bytes over gpu__time_duration (ws_gemm 128x128, 6 stages, 8192^3: 19.0 GB in 1.93 ms = 9.85 TB/s; L2 at 1.70 GHz whatever the SM clock), calibration/validate/h200/ncu (H200, same GH100 L2); a lower bound on the L2's rate. ld.global.cg.v4 reaches 7.6-8.5 TB/s (calibration/results/l2_bandwidth.txt); jax-ml 'How to Scale Your Model' quotes ~5.5",
                 ),
+                write_bandwidth_tb_s: Param::new(
+                    4.72,
+                    "measured: all 132 SMs storing 64 KB tiles with TMA bulk stores into an L2-resident 24 MB buffer, 4.72 TB/s (18.7 B/clk per SM, against 27.3 for one SM alone; 16 KB streams 4.75 TB/s, to a 2 GB destination 4.41), calibration/README.md Item 14 (H200, same GH100 L2)",
+                ),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),
@@ -258,6 +275,10 @@ impl Machine {
                 latency_cycles: Param::new(
                     520,
                     "midpoint of ~480-570 cycles for an L2 miss (Luo et al., arXiv 2402.13499; H100 microbenchmarks); to be calibrated: calibration/README.md",
+                ),
+                latency_spread: Param::new(
+                    Spread::scaled(HBM_SPREAD, HBM_MEDIAN, 520),
+                    "the H200's measured spread (L2-miss pointer chase p10 537, p90 815 around 695 cycles, calibration/results/h200.json hbm_latency) scaled to this median; to be calibrated: calibration/README.md",
                 ),
             },
             sync: Sync {

@@ -1,6 +1,6 @@
 //! NVIDIA H200 SXM: an H100 SXM with more and faster memory.
 
-use super::{Hbm, Machine, Param, Power};
+use super::{Hbm, Machine, Param, Power, h100};
 
 /// Where the fitted power coefficients come from.
 const FIT: &str = "fitted (H200): non-negative least squares over the 49 calibration-set sustained phases of calibration/validate that have measured cycles (GEMM: h200/phases.csv and the earlier calibration/gpu/h200_gemm_gpu.csv; FA3 attention at seq 1024: h200/fa3/phases.csv) plus the idle reading 78.3 W at 345 MHz (calibration/validate/h200/env.txt), counts from the timing model (model_all.csv), rates over the measured times, the clock of each phase the SM's own cycle count of one launch (Nsight Compute, h200/ncu/effective.csv) over its time per launch; voltage exponent chosen on a grid by calibration clock error; calibration/validate/fit_effective.txt (sustained clock MAE 1.50% calibration, 1.56% held-out, with measured times)";
@@ -19,6 +19,10 @@ impl Machine {
                 latency_cycles: Param::new(
                     695,
                     "measured: L2-miss pointer chase 695 cycles median (p10 537, p90 815) after a 512 MB flush, calibration/README.md (H200)",
+                ),
+                latency_spread: Param::new(
+                    h100::HBM_SPREAD,
+                    "measured: L2-miss pointer chase p10 537, p90 815 cycles around the median 695 (12240 hops after a 512 MB flush; mean 680), calibration/results/h200.json hbm_latency (H200)",
                 ),
             },
             power: Machine::gh100_power(Param::new(

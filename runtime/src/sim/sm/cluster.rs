@@ -22,7 +22,7 @@
 use crate::dsl::BarrierSlot;
 use crate::report::TmaCopy;
 
-use super::super::memory::MemorySystem;
+use super::super::memory::{Access, MemorySystem};
 use super::sync::WaitTest;
 use super::{Env, EventKind, Sm, ceil};
 
@@ -109,8 +109,8 @@ impl Sm {
     ) {
         let (barrier, bytes, src, mask) = load;
         let timing = env.timing;
-        let (first_data, hit) = mem.load(t as f64, bytes, src, false);
-        let streamed = self.tma.serve(first_data, bytes);
+        let (first_data, hit) = mem.load(t as f64, bytes, src, false, Access::Bulk);
+        let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
         let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
         let land = ceil(streamed) + extra;
         let s = &mut self.residents[resident];

@@ -236,6 +236,8 @@ pub(crate) struct Sm {
     /// The TMA unit's reads of shared memory for bulk stores.
     tma_store: Server,
     smem_free: f64,
+    /// The cycle the SM's path for global stores is free (`MemorySystem::write_rate`).
+    write_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
     wake_hint: u64,
     buf: Vec<Queued>,
@@ -281,6 +283,7 @@ impl Sm {
             tma: Server::new(env.timing.tma_bytes_per_clk),
             tma_store: Server::new(env.timing.tma_store_bytes_per_clk),
             smem_free: 0.0,
+            write_free: 0.0,
             wake_hint: NEVER,
             buf: Vec::new(),
             stats: SmStats { role_stalls: vec![StallCycles::default(); env.shape.roles.len()], ..SmStats::default() },

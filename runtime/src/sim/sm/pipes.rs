@@ -7,7 +7,7 @@ use crate::report::StallReason;
 
 use super::super::error::SimError;
 use super::super::lower::{Dep, Instr};
-use super::super::memory::MemorySystem;
+use super::super::memory::{Access, MemorySystem};
 use super::super::sites::Queued;
 use super::super::timing::{ExecPipe, Timing};
 use super::sync::WaitTest;
@@ -97,17 +97,22 @@ impl Sm {
             }
             Instr::GlobalLoad { bytes, from_hbm, .. } => {
                 let start = self.start_on(smsp, ExecPipe::Lsu, t, 0, timing);
-                let done = ceil(mem.load(start as f64, bytes, None, from_hbm).0);
+                let done = ceil(mem.load(start as f64, bytes, None, from_hbm, Access::Lines).0);
                 if starting {
                     self.warps[w].head_first_result = done;
                 }
             }
             Instr::GlobalStore { bytes, lines, .. } => {
                 // The L1 data path takes one wavefront per cache line the store touches, on
-                // the port shared memory uses.
-                let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(self.smem_free), timing);
+                // the port shared memory uses; the data then leaves the SM at its share of the
+                // GPU's store bandwidth, and the next store waits for the SM's write path.
+                let free = self.smem_free.max(self.write_free);
+                let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(free), timing);
                 self.smem_free = self.smem_free.max(start as f64) + f64::from(lines);
-                let done = mem.store(start as f64, bytes, None);
+                let rate = mem.write_rate(self.id, start as f64, f64::INFINITY);
+                self.write_free = self.write_free.max(start as f64) + f64::from(bytes) / rate;
+                let done = mem.store(start as f64, bytes, None).max(self.write_free);
+                mem.writing_until(self.id, done);
                 let s = &mut self.residents[self.warps[w].resident as usize];
                 s.outstanding = s.outstanding.max(done);
             }

@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use crate::report::{SpanKind, TmaCopy};
 
 use super::super::lower::Instr;
-use super::super::memory::MemorySystem;
+use super::super::memory::{Access, MemorySystem};
+use super::super::timing::Timing;
 use super::{Env, EventKind, Sm, ceil};
 
 /// The SM's tensor cores.
@@ -95,6 +96,24 @@ impl Sm {
         }
     }
 
+    /// Streams a load of `bytes` issued at `issued`, whose first data arrives at `first_data`,
+    /// into shared memory after the copies before it, at this SM's share of the L2 among the
+    /// SMs with a TMA load outstanding when it was issued (`MemorySystem::stream_rate`);
+    /// returns the cycle its last byte lands.
+    pub(super) fn stream_in(
+        &mut self,
+        issued: f64,
+        first_data: f64,
+        bytes: u32,
+        timing: &Timing,
+        mem: &mut MemorySystem,
+    ) -> f64 {
+        let rate = mem.stream_rate(self.id, issued, timing.tma_bytes_per_clk);
+        let landed = self.tma.serve_at(first_data, bytes, rate);
+        mem.outstanding_until(self.id, landed);
+        landed
+    }
+
     /// Whether warp `w` is the last of its instance to issue its latest collective.
     pub(super) fn last_to_issue(&self, w: usize, env: &Env<'_>) -> bool {
         let warp = &self.warps[w];
@@ -144,11 +163,11 @@ impl Sm {
             }
             Instr::TmaLoad { barrier, bytes, src } => {
                 // First data after the memory latency, then streamed into shared memory at
-                // the TMA unit's rate (one copy at a time); the extra covers the rest up to
-                // the waiter resuming (calibrated end to end).
-                let (first_data, hit) = mem.load(t as f64, bytes, src, false);
+                // the TMA unit's share of the L2 (one copy at a time); the extra covers the
+                // rest up to the waiter resuming (calibrated end to end).
+                let (first_data, hit) = mem.load(t as f64, bytes, src, false, Access::Bulk);
                 self.stats.tma_bytes += u64::from(bytes);
-                let streamed = self.tma.serve(first_data, bytes);
+                let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
                 let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
                 let land = ceil(streamed) + extra;
                 let s = &mut self.residents[resident];
@@ -162,11 +181,14 @@ impl Sm {
                 }
             }
             Instr::TmaStore { bytes, dst } => {
-                // Read out of shared memory at the store rate (measured: the read completes
-                // with the write, so the read paces the copy), then written through L2.
-                let read = self.tma_store.serve(t as f64, bytes);
+                // Read out of shared memory at the SM's share of the store bandwidth, at most
+                // the one-SM store rate (measured: the read completes with the write, so the
+                // read paces the copy), then written through L2.
+                let rate = mem.write_rate(self.id, t as f64, timing.tma_store_bytes_per_clk);
+                let read = self.tma_store.serve_at(t as f64, bytes, rate);
                 self.stats.tma_bytes += u64::from(bytes);
                 let written = mem.store(t as f64, bytes, dst).max(read);
+                mem.writing_until(self.id, written);
                 let s = &mut self.residents[resident];
                 s.outstanding = s.outstanding.max(written);
                 let read = ceil(read);
