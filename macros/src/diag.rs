@@ -68,11 +68,15 @@ pub enum Code {
     SharedRace,
     /// An arrival or multicast onto a peer CTA that may land after the peer exited.
     PeerExit,
+    /// A tile written while a TMA store of the same instance may still read it.
+    StoreRewrite,
+    /// A role that ends with a TMA store still reading shared memory.
+    StoreAtExit,
 }
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 28] = [
         Code::Cycle,
         Code::Starved,
         Code::Skipped,
@@ -99,6 +103,8 @@ impl Code {
         Code::TensorMemory,
         Code::SharedRace,
         Code::PeerExit,
+        Code::StoreRewrite,
+        Code::StoreAtExit,
     ];
 
     /// Its number: `WS0001` is 1.
@@ -131,6 +137,8 @@ impl Code {
             "tmem" => Code::TensorMemory,
             "smem-race" => Code::SharedRace,
             "peer-exit" => Code::PeerExit,
+            "store-rewrite" => Code::StoreRewrite,
+            "store-exit" => Code::StoreAtExit,
             _ => Code::Declaration,
         }
     }

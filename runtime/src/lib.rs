@@ -160,10 +160,17 @@
 //! | | `regs = R` | required | `setmaxnreg` budget: a multiple of 8 in 24..=256; all roles together within the 65536 registers of an SM |
 //!
 //! A CTA has 1 to 1024 threads in all. Roles are `async fn`s whose first parameter is
-//! `cx: &Ctx<'_, Args>`; each barrier wait is an `.await`. The protocol checks (arrival
-//! counts, transaction bytes, parities, stages released while an MMA or TMA store still
-//! reads them, cycles of waits, named-barrier counts) are listed with a wrong and a right
-//! example each in `docs/checks.md`. A protocol error is a compile error. Below, the
+//! `cx: &Ctx<'_, Args>`; each barrier wait is an `.await`. An instance waits for its own
+//! asynchronous operations: [`mma_wait(group, n)`](dsl::Ctx::mma_wait) (`wgmma.wait_group n`:
+//! every group but the newest `n`), [`store_wait(group)`](dsl::Ctx::store_wait) (that TMA
+//! store and every earlier one have read shared memory) and
+//! [`store_wait_all()`](dsl::Ctx::store_wait_all) (every TMA store it issued; it names no
+//! group, so a persistent epilogue can wait for the previous tile's store just before
+//! writing its output tile again, as `examples/cluster_gemm_kernel.rs` does). The protocol
+//! checks (arrival counts, transaction bytes, parities, stages released while an MMA or TMA
+//! store still reads them, a tile written while the role's own TMA store still reads it, a
+//! role that ends with a store in flight, cycles of waits, named-barrier counts) are listed
+//! with a wrong and a right example each in `docs/checks.md`. A protocol error is a compile error. Below, the
 //! producer arrives with nothing holding it back, and the compiler says "lapped phase on
 //! `Ready`: `producer` arrives ... for phase 1 without having waited for anything that
 //! follows `consumer`'s wait"; the consumer never flips its parity, and it says "`consumer`

@@ -107,6 +107,9 @@ mod cuml_6578;
 #[path = "../corpus/triton_10656.rs"]
 mod triton_10656;
 
+#[path = "../corpus/fuser_5448.rs"]
+mod fuser_5448;
+
 /// Runs `K` on one CTA with the default options.
 fn run<K: Kernel>(params: &K::Params) -> Result<EmuReport, emu::EmuError> {
     emu::run::<K>(Grid::new(1, 1, 1), params)
@@ -173,6 +176,9 @@ fn fixed_twins_run_clean_at_every_size() {
         let x = Global::from_f32(&[64, 16], &vec![1.0; 64 * 16]).unwrap_or_else(|| panic!("x"));
         let cluster = triton_10656::fixed::Args { x, steps: n };
         emu::run::<triton_10656::fixed::Kernel>(Grid::new(2, 1, 1), &cluster).unwrap_or_else(|e| panic!("{e}"));
+        let results = fuser_5448::fixed::Args { out: Global::zeros(&[128 * n.max(1), 64]), tiles: n };
+        run::<fuser_5448::fixed::Kernel>(&results).unwrap_or_else(|e| panic!("{e}"));
+        assert!(n == 0 || results.out.to_f32_vec().unwrap_or_default().iter().all(|&x| x == 1.0));
     }
     run::<quack_146::fixed::Kernel>(&()).unwrap_or_else(|e| panic!("{e}"));
     let o = flash_attention_1344::fixed::Args { o: Global::zeros(&[128, 64]) };

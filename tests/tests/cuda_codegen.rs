@@ -134,6 +134,26 @@ fn the_cluster_gemm_renders_its_cluster_operations() {
 }
 
 #[test]
+fn the_cluster_gemm_overlaps_each_tiles_store_with_the_next_tile() {
+    let src = generate(cluster_gemm::Kernel::ir()).source;
+    let start = src.find("void consumer(").expect("the consumer's function");
+    let consumer = &src[start..start + src[start..].find("\n}\n").expect("its end")];
+    // Per tile: wait for the stores issued so far, write the tile, store it; no wait after
+    // the store in the loop, one after it, before the teardown's cluster barrier.
+    let wait = "if (leader) ws::tma_store_wait_read<0>();";
+    assert_eq!(consumer.matches(wait).count(), 2, "{consumer}");
+    let at = |needle: &str| consumer.find(needle).unwrap_or_else(|| panic!("no `{needle}` in {consumer}"));
+    let first_wait = at(wait);
+    let (write, commit) = (at("wsg::store_frag_smem<"), at("ws::tma_store_commit();"));
+    let last_wait = consumer.rfind(wait).unwrap_or(0);
+    let teardown = consumer.rfind("wsg::cluster_sync();").unwrap_or(0);
+    assert!(first_wait < write && write < commit && commit < last_wait && last_wait < teardown, "{consumer}");
+    // Each wait is the instance's: the leader waits, then its warpgroup meets.
+    let after = |i: usize| consumer[i + wait.len()..].trim_start().starts_with("ws::named_sync(2u + instance, 128);");
+    assert!(after(first_wait) && after(last_wait), "{consumer}");
+}
+
+#[test]
 fn cluster_gemm_source() {
     insta::assert_snapshot!(generate(cluster_gemm::Kernel::ir()).source);
 }

@@ -545,13 +545,17 @@ mod rewrite_before_store_wait {
 
     #[role(warps = 1, regs = 40)]
     pub async fn epilogue(cx: &Ctx<'_, Args>, out: &Tile<f32, 64, 16>) {
-        for i in 0..2 {
-            let values = cx.fragment::<64, 16>(i as f32);
-            cx.store(&values, out); // @rewrite
-            let store = cx.tma_store(out, &cx.args().y, &[0, 0]); // @tma-store
-            if i == 1 {
-                cx.store_wait(store).await;
-            }
+        super::rewrite_before_store_wait_epilogue(cx, out).await;
+    }
+}
+
+async fn rewrite_before_store_wait_epilogue(cx: &Ctx<'_, rewrite_before_store_wait::Args>, out: &Tile<f32, 64, 16>) {
+    for i in 0..2 {
+        let values = cx.fragment::<64, 16>(i as f32);
+        cx.store(&values, out); // @rewrite
+        let store = cx.tma_store(out, &cx.args().y, &[0, 0]); // @tma-store
+        if i == 1 {
+            cx.store_wait(store).await;
         }
     }
 }

@@ -226,8 +226,8 @@ impl<'s, 'a> Sim<'s, 'a> {
             }
             EventKind::Sync { named } => self.named(i, event.site, named, started, true),
             EventKind::NamedArrive { named } => self.named(i, event.site, named, None, false),
-            EventKind::Access { field, elem, write, whole, rect, pending } => {
-                self.access(i, event.site, (field, elem), write, (whole, rect), pending);
+            EventKind::Access { at, write, pending } => {
+                self.access(i, event.site, at, write, pending);
                 true
             }
             EventKind::Complete { id } => {

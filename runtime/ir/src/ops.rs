@@ -306,6 +306,10 @@ catalogue! {
     TmaStore = Ctx.tma_store(src: Tile, dst: Global, coords: Coords) -> StoreGroup, AsyncCopy, Now;
     /// `cx.store_wait(group).await`: waits until a TMA store has read shared memory.
     StoreWait = Ctx.store_wait(group: StoreGroup) -> Nothing, AsyncWait, Awaited;
+    /// `cx.store_wait_all().await`: waits until every TMA store this instance issued has
+    /// read shared memory (`cp.async.bulk.wait_group.read 0`), with no group to name: the
+    /// wait a loop makes for the previous iteration's store.
+    StoreWaitAll = Ctx.store_wait_all() -> Nothing, AsyncWait, Awaited;
     /// `cx.wgmma(acc, a, b)`: warpgroup MMA, both operands in shared memory.
     Wgmma = Ctx.wgmma(acc: Fragment, a: Tile, b: Tile) -> MmaGroup, Mma, Now;
     /// `cx.wgmma_rs(acc, a, b)`: warpgroup MMA with `a` in registers.
@@ -513,6 +517,7 @@ mod tests {
                 "cluster_sync",
                 "tma_store",
                 "store_wait",
+                "store_wait_all",
                 "wgmma",
                 "wgmma_rs",
                 "mma_wait",

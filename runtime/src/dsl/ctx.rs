@@ -2,7 +2,6 @@
 //! backend and, when the run has data, computes its result.
 
 use std::cell::Cell;
-use std::marker::PhantomData;
 use std::panic::Location;
 
 use super::element::Element;
@@ -13,6 +12,10 @@ use super::ops::{AccessKind, Backend, Event, Fault, MathKind, Op, TileAccess, Wa
 use super::sync::{TxTarget, WaitFor};
 use super::tile::{ClusterTiles, MmaOperandB, StorageView, TileOperand, TmemTile};
 use warpspec_hw::ClusterShape;
+
+mod store;
+
+pub use store::StoreGroup;
 
 /// The context of one role instance (a warp or a warpgroup) of one CTA.
 pub struct Ctx<'a, P> {
@@ -34,13 +37,6 @@ pub struct Ctx<'a, P> {
 #[must_use = "an MMA group must be waited for with `mma_wait` before its operands are released"]
 pub struct MmaGroup {
     seq: u64,
-}
-
-/// A TMA store in flight. It borrows its shared-memory source until [`Ctx::store_wait`].
-#[must_use = "a TMA store must be waited for with `store_wait` before its source is reused"]
-pub struct StoreGroup<'t> {
-    seq: u64,
-    _source: PhantomData<&'t ()>,
 }
 
 impl<'a, P> Ctx<'a, P> {
@@ -269,44 +265,6 @@ impl<'a, P> Ctx<'a, P> {
     #[track_caller]
     pub fn cluster_sync(&self) -> impl Future<Output = ()> {
         WaitFor::new(self.backend, self.who, Wait::ClusterSync, Location::caller())
-    }
-
-    /// TMA tile store: copies `src` to the box of `dst` at `coords` (clipping at the edges).
-    /// `src` stays borrowed until [`Ctx::store_wait`] says the copy has read it.
-    #[track_caller]
-    pub fn tma_store<'t, T: Element, const R: usize, const C: usize>(
-        &self,
-        src: impl TileOperand<'t, T, R, C>,
-        dst: &Global<T>,
-        coords: &[usize],
-    ) -> StoreGroup<'t> {
-        let src = src.tile_ref();
-        let seq = self.stores_committed.get();
-        self.stores_committed.set(seq + 1);
-        self.at();
-        match dst.check_coords(coords) {
-            Err(e) => self.fault(format!("tma_store of a {R}x{C} tile: {e}")),
-            Ok(()) => {
-                self.access(&src.storage(), R, C, AccessKind::TmaRead);
-                if src.has_data() && dst.has_data() {
-                    let mut buf = vec![0.0; R * C];
-                    src.read_into(&mut buf);
-                    if let Err(e) = dst.write_box(coords, R, C, &buf) {
-                        self.fault(format!("tma_store: {e}"));
-                    }
-                }
-                self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32, dst: dst.tile_at(coords) });
-            }
-        }
-        StoreGroup { seq, _source: PhantomData }
-    }
-
-    /// Waits until TMA store `group` has finished reading shared memory
-    /// (`cp.async.bulk.wait_group.read`, allowing the stores committed after it in flight).
-    #[track_caller]
-    pub fn store_wait(&self, group: StoreGroup<'_>) -> impl Future<Output = ()> {
-        let pending = (self.stores_committed.get() - group.seq - 1) as u32;
-        WaitFor::new(self.backend, self.who, Wait::Store { pending }, Location::caller())
     }
 
     // ---- warpgroup MMA ----

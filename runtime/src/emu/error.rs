@@ -485,7 +485,7 @@ impl fmt::Display for ViolationKind {
             ViolationKind::AsyncPendingAtExit { mma_groups, stores } => write!(
                 f,
                 "the instance finished with {mma_groups} warpgroup MMA group(s) and {stores} TMA store(s) in \
-                 flight; wait for them (`mma_wait`, `store_wait`) before returning"
+                 flight; wait for them (`mma_wait`, `store_wait` or `store_wait_all`) before returning"
             ),
             ViolationKind::TokenDropped { pipeline, stage, handover, taken_at } => write!(
                 f,
@@ -538,8 +538,8 @@ impl Race {
                  over through a barrier, before it is written again"
             }
             (AccessKind::TmaRead, _, _) if writes => {
-                "the TMA store reads the tile until a `store_wait` covers it: wait for the store before the tile \
-                 is written again"
+                "the TMA store reads the tile until a `store_wait` or `store_wait_all` covers it: wait for the \
+                 store before the tile is written again"
             }
             (AccessKind::UmmaRead | AccessKind::UmmaWrite, _, _) => {
                 "a tcgen05 MMA reads or writes the tile until the `tcgen05.commit` after it arrives: wait on \

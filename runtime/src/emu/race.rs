@@ -5,12 +5,12 @@
 //! instance, the TMA unit's loads completing on each mbarrier, and each instance's queues of
 //! warpgroup MMAs, TMA stores and `tcgen05` MMAs (those read, and for `tcgen05` write, tiles
 //! asynchronously: a warpgroup MMA until an `mma_wait` covers it, a TMA store until a
-//! `store_wait`, a `tcgen05` MMA until the `tcgen05.commit` after it arrives; one issuer's
+//! `store_wait` of its group or a `store_wait_all`, a `tcgen05` MMA until the `tcgen05.commit` after it arrives; one issuer's
 //! `tcgen05` MMAs run in issue order). Synchronisation carries clocks: an arrive publishes the arriver's clock
 //! into the barrier (a TMA load completing its bytes publishes its own component too), and a
 //! wait that passes joins the clock the barrier had when its latest phase completed; named
-//! barriers do the same per use; `mma_wait` and `store_wait` advance the waiter's view of its
-//! own queues. Each access is recorded with its agent's epoch (component and value) and
+//! barriers do the same per use; `mma_wait`, `store_wait` and `store_wait_all` advance the
+//! waiter's view of its own queues. Each access is recorded with its agent's epoch (component and value) and
 //! checked against the earlier accesses of overlapping rectangles of the tile: two accesses,
 //! one a write, race unless the earlier one's epoch is covered by the later one's clock.
 //! Records that a later access covers (same or larger rectangle, ordered after, and at least

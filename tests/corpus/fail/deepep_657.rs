@@ -7,8 +7,8 @@
 //! store (`wait_group 0`) before the stage is reused.
 //!
 //! Re-enacted: the copying warp drives a two-stage TMA pipeline it both fills and drains; the
-//! wait that returns at once is re-enacted as releasing the stage without waiting for its
-//! store. Buggy twin (fixed twin: `tests/corpus/deepep_657.rs`).
+//! wait that returns at once is re-enacted as releasing the stage before its store is waited
+//! for (after the loop). Buggy twin (fixed twin: `tests/corpus/deepep_657.rs`).
 
 #[warpspec::kernel]
 mod buggy {
@@ -38,6 +38,7 @@ mod buggy {
             let _store = cx.tma_store(full.buf(), &cx.args().dst, &[i * 64, 0]);
             drain.release(full);
         }
+        cx.store_wait_all().await;
     }
 }
 

@@ -1,4 +1,5 @@
-// The epilogue releases the slot while its TMA store may still be reading it.
+// The epilogue releases the slot while its TMA store may still be reading it, and waits
+// for the store only after.
 #[warpspec::kernel]
 mod k {
     use warpspec::prelude::*;
@@ -29,6 +30,7 @@ mod k {
         let full = out.wait().await;
         let _store = cx.tma_store(full.out(), &cx.args().out, &[0, 0]);
         out.release(full);
+        cx.store_wait_all().await;
     }
 }
 

@@ -2,29 +2,39 @@
 //! for the simulation's race check: synchronous copies (`load`, `store`, `tmem_load`,
 //! `tmem_store`) access when issued; MMAs and TMA stores access until they complete
 //! ([`EventKind::Complete`]): a `wgmma` group at the `mma_wait` that retires it, a TMA store at
-//! `store_wait`, a `tcgen05.mma` at the arrive that commits it (`arrive_on_mma_completion`,
-//! `release_on_mma_completion`).
+//! `store_wait` or `store_wait_all`, a `tcgen05.mma` at the arrive that commits it
+//! (`arrive_on_mma_completion`, `release_on_mma_completion`). A write is also checked against
+//! the sources of the instance's own TMA stores still in flight.
 
 use warpspec_ir::Op;
 
 use super::run::Run;
-use super::trace::{AsyncId, AsyncKind, EventKind};
+use super::trace::{AsyncId, AsyncKind, EventKind, Footprint};
 use super::value::Val;
 
 impl Run<'_, '_> {
     /// Records that operation `op` at `site` reads (`write` false) or writes `v`, when `v`
     /// is an unguarded buffer; `pending` is the asynchronous operation doing it.
     pub(super) fn access(&mut self, site: usize, v: &Val, write: bool, pending: Option<AsyncId>) {
-        let Some((owner, shape)) = self.tile_of(v) else { return };
-        let Some((field, elem)) = owner.buffer() else { return };
+        let Some(at) = self.footprint(v) else { return };
+        if write {
+            self.check_store_reads(site, at);
+        }
+        self.event(EventKind::Access { at, write, pending }, site);
+    }
+
+    /// The part of an unguarded buffer a tile value covers (`None` for a slot's tile or a
+    /// value that is no tile).
+    pub(super) fn footprint(&self, v: &Val) -> Option<Footprint> {
+        let (owner, shape) = self.tile_of(v)?;
+        let (field, elem) = owner.buffer()?;
         // Narrowed only when both shapes are known and differ; an unknown shape counts as the
         // whole tile, so the race check stays as strict as it can be.
         let whole = match (shape, self.buffer_shape(field)) {
             (Some(view), Some(tile)) => view == tile,
             _ => true,
         };
-        let rect = self.rect_of(v);
-        self.event(EventKind::Access { field, elem, write, whole, rect, pending }, site);
+        Some(Footprint { field, elem, whole, rect: self.rect_of(v) })
     }
 
     /// The accesses of a synchronous copy `op` with operand values `src` and `dst`.

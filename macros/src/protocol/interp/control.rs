@@ -342,6 +342,26 @@ impl<'a> Run<'_, 'a> {
         self.loops.pop();
         result
     }
+
+    /// The loops being run, outermost first: each body's node and the iteration it is in.
+    pub(super) fn iterations(&self) -> Vec<(u32, i128)> {
+        self.loops.iter().map(|f| (f.body.pos.node, f.iteration)).collect()
+    }
+
+    /// Whether an operation issued in the loop iterations `issued_in` (as [`Run::iterations`]
+    /// gave them) was issued in an earlier iteration of a loop still being run: the loop's
+    /// line and how many iterations ago.
+    pub(super) fn iterations_ago(&self, issued_in: &[(u32, i128)]) -> Option<(u32, i128)> {
+        for (frame, &(node, iteration)) in self.loops.iter().zip(issued_in) {
+            if node != frame.body.pos.node {
+                return None;
+            }
+            if iteration != frame.iteration {
+                return Some((frame.body.pos.line, frame.iteration - iteration));
+            }
+        }
+        None
+    }
 }
 
 /// A loop being run.

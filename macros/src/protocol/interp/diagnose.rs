@@ -8,6 +8,7 @@ use warpspec_ir::{Expr, Pos};
 
 use super::dsl::Handover;
 use super::run::Run;
+use super::trace::Footprint;
 use super::value::{Async, Owner, TokState, Token, Val, collect_tokens};
 use crate::errors::Loc;
 
@@ -154,6 +155,64 @@ impl Run<'_, '_> {
             let key = format!("early-store:{site}:{}", s.site);
             self.finding(key.clone(), loc, message, bars);
             self.relate(&key, s.site, "the TMA store that reads the slot".into());
+        }
+    }
+
+    /// Reports a write of `at` (at `site`: a `store`, a TMA load) while a TMA store this
+    /// instance issued may still read it.
+    pub(super) fn check_store_reads(&self, site: usize, at: Footprint) {
+        // Past a part of the body the checker cannot follow, a wait it did not see may have
+        // retired the store.
+        if self.trace.aborted.is_some() {
+            return;
+        }
+        let reads = |s: &&Async| !s.done && s.source.is_some_and(|src| src.overlaps(&at));
+        let Some(store) = self.stores.iter().find(reads) else { return };
+        let tile = self.tile_name(at);
+        let ago = self.iterations_ago(&store.issued_in);
+        let when = match ago {
+            Some((line, 1)) => format!(", issued in the previous iteration of the loop at line {line},"),
+            Some((line, _)) => format!(", issued in an earlier iteration of the loop at line {line},"),
+            None => String::new(),
+        };
+        let fix = if ago.is_some() {
+            "wait for every store this instance issued before writing the tile: `cx.store_wait_all().await` (it names no group, so it reaches a store of an earlier iteration)"
+        } else {
+            "wait for the store before writing the tile: `cx.store_wait(store).await`, or `cx.store_wait_all().await` for every store this instance issued"
+        };
+        let text = self.an.sites.borrow().get(site).map_or_else(String::new, |s| s.text.clone());
+        let message = format!(
+            "{} writes shared tile `{tile}` (`{text}`) while its own TMA store {}{when} may still be reading it: the copy can send the new values; {fix}",
+            self.who(),
+            self.cite(store.site),
+        );
+        let key = format!("store-rewrite:{site}:{}", store.site);
+        self.finding(key.clone(), self.site_loc(site), message, &[]);
+        self.relate(&key, store.site, format!("the TMA store that reads `{tile}`"));
+    }
+
+    /// Reports a role that ends (at `at`) with a TMA store it issued still reading shared
+    /// memory.
+    pub(super) fn check_stores_at_exit(&self, at: Pos) {
+        let Some(store) = self.stores.iter().find(|s| !s.done) else { return };
+        let source =
+            store.source.map_or_else(|| "its shared-memory tile".into(), |s| format!("`{}`", self.tile_name(s)));
+        let message = format!(
+            "{} ends with its TMA store {} still reading {source}: once the CTA's roles have ended, its shared memory may go to the next CTA while the copy reads it; wait for every store before the role ends: `cx.store_wait_all().await`",
+            self.who(),
+            self.cite(store.site),
+        );
+        let key = format!("store-exit:{}", store.site);
+        self.finding(key.clone(), self.an.loc(at), message, &[]);
+        self.relate(&key, store.site, "the TMA store still in flight".into());
+    }
+
+    /// How the tile of footprint `at` reads in messages: the field, and its element.
+    fn tile_name(&self, at: Footprint) -> String {
+        let field = self.an.model.fields.get(at.field).map_or_else(String::new, |f| f.name.to_string());
+        match at.elem {
+            Some(i) => format!("{field}[{i}]"),
+            None => field,
         }
     }
 

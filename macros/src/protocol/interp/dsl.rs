@@ -81,14 +81,21 @@ impl<'a> Run<'_, 'a> {
                 let site = self.site(call);
                 let src = operands.get("src");
                 let reads = self.tile_of(&src).map(|(o, _)| o).into_iter().collect();
-                self.stores.push(Async { site, reads, done: false });
+                let (source, issued_in) = (self.footprint(&src), self.iterations());
+                self.stores.push(Async { source, issued_in, ..Async::new(site, reads) });
                 let id = AsyncId { kind: AsyncKind::Store, index: self.stores.len() - 1 };
                 self.access(site, &src, false, Some(id));
                 Val::Store(self.stores.len() - 1)
             }
-            Op::StoreWait => {
-                let upto = match operands.get("group") {
-                    Val::Store(s) => s,
+            // `store_wait(group)` retires the group and every store before it (what
+            // `cp.async.bulk.wait_group.read` with the later groups pending waits for);
+            // `store_wait_all` every store the instance issued.
+            Op::StoreWait | Op::StoreWaitAll => {
+                let upto = match op {
+                    Op::StoreWait => match operands.get("group") {
+                        Val::Store(s) => s,
+                        _ => usize::MAX,
+                    },
                     _ => usize::MAX,
                 };
                 let site = self.site(call);
@@ -108,7 +115,7 @@ impl<'a> Run<'_, 'a> {
                 let site = self.site(call);
                 self.check_warpgroup(site);
                 let reads = self.smem_operands(&operands);
-                self.mmas.push(Async { site, reads, done: false });
+                self.mmas.push(Async::new(site, reads));
                 let id = AsyncId { kind: AsyncKind::Wgmma, index: self.mmas.len() - 1 };
                 for name in ["a", "b"] {
                     if op == Op::Wgmma || name == "b" {
@@ -147,7 +154,7 @@ impl<'a> Run<'_, 'a> {
             Op::Umma | Op::UmmaTs => {
                 let site = self.site(call);
                 let reads = self.smem_operands(&operands);
-                self.ummas.push(Async { site, reads, done: false });
+                self.ummas.push(Async::new(site, reads));
                 let id = Some(AsyncId { kind: AsyncKind::Umma, index: self.ummas.len() - 1 });
                 self.access(site, &operands.get("a"), false, id);
                 self.access(site, &operands.get("b"), false, id);
@@ -184,6 +191,9 @@ impl<'a> Run<'_, 'a> {
     pub(super) fn tma_load(&mut self, call: &Expr, dst: &Val, on: &Val) {
         let site = self.site(call);
         let loc = self.site_loc(site);
+        if let Some(at) = self.footprint(dst) {
+            self.check_store_reads(site, at);
+        }
         let dst = self.tile_of(dst);
         let bytes = dst.and_then(|(_, s)| s).and_then(TileShape::bytes);
         let dst_token = match dst {

@@ -12,7 +12,8 @@
 //!
 //! While running, the interpreter checks what one role decides alone: tokens handed over on
 //! every path, transaction bytes of each TMA slot, slots released only after the MMAs and
-//! TMA stores reading them completed, `wgmma` only in warpgroup roles, indices in range.
+//! TMA stores reading them completed, tiles written and roles ended only after their own TMA
+//! stores have read them, `wgmma` only in warpgroup roles, indices in range.
 //!
 //! The parts, one concern each:
 //! - [`trace`]: what a run produces ([`Trace`], [`Event`]) and what it assumes ([`Scenario`]);
@@ -50,8 +51,7 @@ mod value;
 
 pub use run::Run;
 pub use scan::{ArmInfo, is_math};
-pub use trace::{AsyncId, Event, EventKind, Scenario, Signal, Trace};
-pub use value::Rect;
+pub use trace::{AsyncId, Event, EventKind, Footprint, Scenario, Signal, Trace};
 
 /// Statements and expressions one run may evaluate.
 const RUN_STEPS: u32 = 60_000;

@@ -168,16 +168,23 @@ impl<'r, 'a> Run<'r, 'a> {
             }
             run.block(&func.body)
         });
-        match flow {
-            Flow::Return(_, at) => self.trace.exit = Some(self.an.loc(at)),
-            Flow::Abort if self.trace.infeasible => {}
+        let end = match flow {
+            Flow::Return(_, at) => {
+                self.trace.exit = Some(self.an.loc(at));
+                Some(at)
+            }
+            Flow::Abort if self.trace.infeasible => None,
             Flow::Abort => {
                 self.trace.aborted.get_or_insert("the run went past its step or loop budget");
+                None
             }
-            _ => {}
-        }
+            _ => Some(func.body.close),
+        };
         if !self.trace.infeasible {
             self.check_leaks(&Val::Unknown, func.body.close, "when the role ends");
+        }
+        if let Some(at) = end.filter(|_| self.trace.aborted.is_none()) {
+            self.check_stores_at_exit(at);
         }
         self.trace
     }

@@ -71,16 +71,10 @@ pub enum EventKind {
     /// A read or write of an unguarded on-chip buffer (a tensor-memory tile or a shared
     /// tile), by a synchronous copy or, until it completes, by an asynchronous operation.
     Access {
-        /// The `#[shared]` field.
-        field: usize,
-        /// The element of an array field, when known.
-        elem: Option<i128>,
+        /// The part of the buffer it covers.
+        at: Footprint,
         /// A write (else a read).
         write: bool,
-        /// Whether the access covers the whole tile (not a view narrowed with `rows`/`cols`).
-        whole: bool,
-        /// The rectangle it covers, when the text decides the view's offsets.
-        rect: Option<Rect>,
         /// The asynchronous operation that performs it (`None`: done when issued).
         pending: Option<AsyncId>,
     },
@@ -90,6 +84,34 @@ pub enum EventKind {
         /// The operation.
         id: AsyncId,
     },
+}
+
+/// The part of an unguarded on-chip buffer an access covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// The `#[shared]` field.
+    pub field: usize,
+    /// The element of an array field, when known.
+    pub elem: Option<i128>,
+    /// Whether the access covers the whole tile (not a view narrowed with `rows`/`cols`).
+    pub whole: bool,
+    /// The rectangle it covers, when the text decides the view's offsets.
+    pub rect: Option<Rect>,
+}
+
+impl Footprint {
+    /// Whether two accesses may touch one element: the same field and element (an unknown
+    /// element may be any), and rectangles that overlap. Two views narrowed at offsets the
+    /// text does not decide may be disjoint: such a pair is left to the emulator, which
+    /// compares the exact rectangles; a view of the whole tile overlaps every other.
+    pub fn overlaps(&self, other: &Footprint) -> bool {
+        let same_elem = self.elem == other.elem || self.elem.is_none() || other.elem.is_none();
+        let may_be_disjoint = match (self.rect, other.rect) {
+            (Some(x), Some(y)) => !x.overlaps(y),
+            _ => !self.whole && !other.whole,
+        };
+        self.field == other.field && same_elem && !may_be_disjoint
+    }
 }
 
 /// Which asynchronous operation of an instance: its kind and its number among those.
@@ -108,7 +130,7 @@ pub enum AsyncKind {
     Wgmma,
     /// A `tcgen05.mma`, complete at its commit (an arrive on MMA completion).
     Umma,
-    /// A TMA store, complete at `store_wait`.
+    /// A TMA store, complete at `store_wait` or `store_wait_all`.
     Store,
 }
 

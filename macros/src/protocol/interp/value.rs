@@ -6,6 +6,7 @@ use std::rc::Rc;
 use warpspec_ir::{Lit, Pat, PatKind, Pos};
 
 use super::super::lin::Lin;
+use super::trace::Footprint;
 use crate::model::TileShape;
 
 /// Whose tile a tile value is.
@@ -154,8 +155,19 @@ pub(super) struct Async {
     pub(super) site: usize,
     /// What it reads.
     pub(super) reads: Vec<Owner>,
+    /// The part of an unguarded buffer a TMA store reads, when its source is one.
+    pub(super) source: Option<Footprint>,
+    /// The loops it was issued in, outermost first: each loop body's node and the iteration.
+    pub(super) issued_in: Vec<(u32, i128)>,
     /// Whether it is known complete.
     pub(super) done: bool,
+}
+
+impl Async {
+    /// An operation issued at `site` that reads `reads`, not yet complete.
+    pub(super) fn new(site: usize, reads: Vec<Owner>) -> Self {
+        Self { site, reads, source: None, issued_in: Vec::new(), done: false }
+    }
 }
 
 /// A producer's or consumer's ring position (CUTLASS's `{index, phase}`).

@@ -2,7 +2,9 @@
 //! tile, at least one writes, and neither access is ordered before the other by what the
 //! replay's vector clocks know. An asynchronous access (an MMA, a TMA store) lasts until it
 //! completes, so an access is ordered after it only through the completion (an `mma_wait`,
-//! `store_wait`, or the arrive that commits a `tcgen05.mma`) and what synchronizes with it.
+//! `store_wait`, `store_wait_all`, or the arrive that commits a `tcgen05.mma`) and what
+//! synchronizes with it. (One instance's write under its own TMA store is the interpreter's
+//! check, in program order.)
 //!
 //! A window narrowed with `rows`/`cols` covers the rectangle its offsets give when the text
 //! decides them (`cx.instance() * 64`); two accesses overlap only where their rectangles do,
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use quote::ToTokens;
 use warpspec_hw::VectorClock;
 
-use super::super::interp::{AsyncId, Rect};
+use super::super::interp::{AsyncId, Footprint};
 use super::Sim;
 
 /// Accesses the race check keeps per replay, at most.
@@ -26,14 +28,10 @@ const MAX_ACCESSES: usize = 4096;
 pub(super) struct AccessRec {
     /// The instance.
     inst: usize,
-    /// The field and element.
-    field: (usize, Option<i128>),
+    /// The part of the buffer it covers.
+    at: Footprint,
     /// A write.
     write: bool,
-    /// The access covers the whole tile (not a narrowed view).
-    whole: bool,
-    /// The rectangle it covers, when the text decides it.
-    rect: Option<Rect>,
     /// The operation's site.
     site: usize,
     /// The instance's clock when it issued the access.
@@ -54,16 +52,8 @@ pub(super) struct Accesses {
 }
 
 impl Sim<'_, '_> {
-    /// Instance `i` accesses `field` at `site`.
-    pub(super) fn access(
-        &mut self,
-        i: usize,
-        site: usize,
-        field: (usize, Option<i128>),
-        write: bool,
-        (whole, rect): (bool, Option<Rect>),
-        pending: Option<AsyncId>,
-    ) {
+    /// Instance `i` accesses `at` at `site`.
+    pub(super) fn access(&mut self, i: usize, site: usize, at: Footprint, write: bool, pending: Option<AsyncId>) {
         let now = self.tick(i);
         if self.accesses.list.len() >= MAX_ACCESSES {
             return;
@@ -71,7 +61,7 @@ impl Sim<'_, '_> {
         let clock = self.insts.get(i).map(|x| x.clock.clone()).unwrap_or_default();
         let end = if pending.is_some() { None } else { Some(now) };
         let asynchronous = pending.is_some();
-        self.accesses.list.push(AccessRec { inst: i, field, write, whole, rect, site, clock, end, asynchronous });
+        self.accesses.list.push(AccessRec { inst: i, at, write, site, clock, end, asynchronous });
         if let Some(id) = pending {
             let n = self.accesses.list.len() - 1;
             self.accesses.running.entry((i, id)).or_default().push(n);
@@ -94,20 +84,11 @@ impl Sim<'_, '_> {
         let list = &self.accesses.list;
         for (b, later) in list.iter().enumerate() {
             for (a, earlier) in list.iter().enumerate().take(b) {
-                let same = earlier.field.0 == later.field.0
-                    && (earlier.field.1 == later.field.1 || earlier.field.1.is_none() || later.field.1.is_none());
-                // Two narrowed views overlap only where their rectangles do; when the text
-                // does not decide an offset, the pair is left to the emulator.
-                let may_be_disjoint = match (earlier.rect, later.rect) {
-                    (Some(x), Some(y)) => !x.overlaps(y),
-                    _ => !earlier.whole && !later.whole,
-                };
                 // Each CTA of a cluster has its own on-chip buffers.
                 let rank = |i: usize| self.insts.get(i).map(|x| x.trace.rank);
                 let other_cta = rank(earlier.inst) != rank(later.inst);
-                if !same
+                if !earlier.at.overlaps(&later.at)
                     || other_cta
-                    || may_be_disjoint
                     || earlier.inst == later.inst
                     || !(earlier.write || later.write)
                 {
@@ -117,7 +98,7 @@ impl Sim<'_, '_> {
                 if after(later, earlier) || after(earlier, later) {
                     continue;
                 }
-                if !found.iter().any(|&(x, _)| list.get(x).is_some_and(|r| r.field.0 == earlier.field.0)) {
+                if !found.iter().any(|&(x, _)| list.get(x).is_some_and(|r| r.at.field == earlier.at.field)) {
                     found.push((a, b));
                 }
             }
@@ -146,9 +127,9 @@ impl Sim<'_, '_> {
         });
         let unsynchronized = y.clock.get(x.inst) == 0 && x.clock.get(y.inst) == 0;
         let model = self.an.model;
-        let Some(field) = model.fields.get(x.field.0) else { return };
+        let Some(field) = model.fields.get(x.at.field) else { return };
         let tmem = field.ty.to_token_stream().to_string().contains("TmemTile");
-        let name = match x.field.1.or(y.field.1) {
+        let name = match x.at.elem.or(y.at.elem) {
             Some(i) => format!("{}[{i}]", field.name),
             None => field.name.to_string(),
         };
@@ -179,7 +160,7 @@ impl Sim<'_, '_> {
             self.scenario(),
         );
         let Some(loc) = self.loc(y.site) else { return };
-        let key = format!("{}:{}", if tmem { "tmem" } else { "smem-race" }, x.field.0);
+        let key = format!("{}:{}", if tmem { "tmem" } else { "smem-race" }, x.at.field);
         let (x_site, x_who) = (x.site, self.who(x.inst));
         self.an.findings.borrow_mut().global(key.clone(), loc, message, &[]);
         self.relate(&key, x_site, format!("{x_who}'s access, which nothing orders with this one"));

@@ -1,17 +1,19 @@
 //! The Hopper epilogue through shared memory: a fragment stored into a shared tile in the
 //! layout TMA reads (`cx.store`), the tile written to global memory by a TMA store
-//! (`cx.tma_store`), and the wait until the store has read the tile (`cx.store_wait`).
+//! (`cx.tma_store`), and the wait until the stores have read the tile (`cx.store_wait`,
+//! `cx.store_wait_all`).
 //!
 //! Every thread of the instance writes its accumulator elements with `st.shared` into the
 //! swizzled panels of the tile; before the TMA store (an async-proxy read) each thread
 //! orders its writes with `fence.proxy.async.shared::cta` (PTX ISA, "Memory Consistency
 //! Model", proxies) and the instance meets at a named barrier of its own; then its leader
 //! issues one `cp.async.bulk.tensor` store per 128-byte column panel and closes them into a
-//! bulk group. `store_wait` is the leader's `cp.async.bulk.wait_group.read 0` followed by the
-//! instance's barrier, so no thread writes the tile again while the store still reads it.
+//! bulk group. `store_wait` and `store_wait_all` are the leader's
+//! `cp.async.bulk.wait_group.read 0` followed by the instance's barrier, so no thread writes
+//! the tile again while a store still reads it.
 //! Rows and columns of the box outside the tensor are not written (TMA clips stores).
 
-use warpspec_ir::Expr;
+use warpspec_ir::{Expr, Op};
 
 use super::body::{Body, Val};
 use super::error::{Unsupported, unsupported};
@@ -128,13 +130,16 @@ impl Body<'_> {
         Ok(Val::StoreGroup)
     }
 
-    /// `cx.store_wait(group).await`: the leader waits until its stores have read shared
-    /// memory, then the instance meets, so the tile may be written again.
-    pub(super) fn store_wait_sm90(&mut self, e: &Expr) -> Result<Val, Unsupported> {
+    /// `cx.store_wait(group).await` and `cx.store_wait_all().await`: the leader waits until
+    /// every store it issued has read shared memory (for one group, at least as strong as
+    /// the DSL's wait), then the instance meets, so the tile may be written again.
+    pub(super) fn store_wait_sm90(&mut self, op: Op, e: &Expr) -> Result<Val, Unsupported> {
         let line = e.pos.line;
-        match self.operand(e, "group")? {
-            Val::StoreGroup => {}
-            v => return unsupported(line, format!("`store_wait` of {}, not a TMA store group", v.kind())),
+        if op == Op::StoreWait {
+            match self.operand(e, "group")? {
+                Val::StoreGroup => {}
+                v => return unsupported(line, format!("`store_wait` of {}, not a TMA store group", v.kind())),
+            }
         }
         let (bar, threads) = self.instance_barrier(line)?;
         self.line(format!("// line {line}: wait until the TMA stores have read the tile"));

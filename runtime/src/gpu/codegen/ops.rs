@@ -226,9 +226,9 @@ impl Body<'_> {
             (Op::StoreRows, Val::Ctx) if blackwell => self.rows_tile(e, true),
             (Op::LoadRows, Val::Ctx) if blackwell => self.rows_tile(e, false),
             (Op::TmaStore, Val::Ctx) if blackwell => self.tma_store(e),
-            (Op::StoreWait, Val::Ctx) if blackwell => {
-                // Waiting for every store group to have read shared memory is at least as
-                // strong as the DSL's wait for one group.
+            (Op::StoreWait | Op::StoreWaitAll, Val::Ctx) if blackwell => {
+                // Waiting for every store group to have read shared memory is
+                // `store_wait_all`, and at least as strong as the DSL's wait for one group.
                 self.line(format!("// line {line}: wait until the TMA stores have read shared memory"));
                 self.line("if (leader) ws::tma_store_wait_read<0>();");
                 Ok(Val::Unit)
@@ -275,7 +275,7 @@ impl Body<'_> {
             // Hopper: the epilogue through shared memory (`epilogue.rs`).
             (Op::Store, Val::Ctx) => self.store_shared(e),
             (Op::TmaStore, Val::Ctx) => self.tma_store_sm90(e),
-            (Op::StoreWait, Val::Ctx) => self.store_wait_sm90(e),
+            (Op::StoreWait | Op::StoreWaitAll, Val::Ctx) => self.store_wait_sm90(op, e),
             (op, r) => match self.cluster_op(op, e, &r) {
                 Some(v) => v,
                 None => unsupported(line, format!("`{what}` (on {}) is not rendered for the GPU yet", r.kind())),
