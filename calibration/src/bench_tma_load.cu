@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,15 @@ int main(int argc, char** argv) {
         k_tma_ring<false><<<c.ctas, 64, smem>>>(a_map, b_map, c.pattern, c.stages, c.bn, KSTEPS, TILES, tiles_n, c.hold,
                                                 d_stamps, d_clock, d_sm, d_sink);
       CK(cudaEventRecord(e1));
+      // A ring that cannot finish names its configuration instead of running into the timeout.
+      for (int polls = 0; cudaEventQuery(e1) == cudaErrorNotReady; ++polls) {
+        if (polls > 50000) {
+          fprintf(stderr, "hang: %s %s, %d CTAs, %d stages, bn %d, hold %lld did not finish in 5 s\n",
+                  c.mma ? "wgmma" : "spin", kPattern[c.pattern], c.ctas, c.stages, c.bn, c.hold);
+          return 2;
+        }
+        usleep(100);
+      }
       CKLAUNCH();
       CK(cudaEventElapsedTime(&ms, e0, e1));
     }

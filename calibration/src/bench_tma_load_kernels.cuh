@@ -122,8 +122,8 @@ struct TlStamp {
 
 // The ring. HOLD_MMA = false: warp 0 lane 0 produces, warp 1 consumes and spins `hold` cycles per
 // stage (blockDim 64). HOLD_MMA = true: warp 0 lane 0 produces, warpgroups 1 and 2 each run the
-// k-step's four wgmma m64n256k16 on their 64 rows of A and B (blockDim 384), as a 128 x 256 GEMM
-// tile's consumers do; `bn` must be 256 then. `bn` (128 or 256) sets the B boxes per stage (bn /
+// k-step's four wgmma m64n256k16 on their 64 rows of A and B (blockDim 384, warps 1-3 idle), as a 128 x 256
+// GEMM tile's consumers do; `bn` must be 256 then. `bn` (128 or 256) sets the B boxes per stage (bn /
 // 64); a stage is 128 x 64 of A plus 64 x bn of B. `out` gets `tiles * ksteps` stamps per CTA;
 // `clock[cta]` the CTA's cycles and globaltimer nanoseconds from its first acquire to its end.
 template <bool HOLD_MMA>
@@ -169,6 +169,9 @@ __global__ void __launch_bounds__(HOLD_MMA ? 384 : 64, 1)
       }
     }
     __syncwarp();
+  } else if (HOLD_MMA && warp < 4) {
+    // Warps 1-3 complete the producer's warpgroup and stay idle: a wgmma is issued by a whole
+    // warpgroup, so they must not fall through to the consumers' loop.
   } else if (!HOLD_MMA) {
     for (int i = 0; i < loads; ++i) {
       const int s = i % stages;
