@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Effective clocks and cycles from an `ncu_clock.sh` run, beside the timed sweep.
 
-    python3 calibration/validate/ncu_clock.py [NCU_DIR [MORE_DIR..]] [--results CSV] > NCU_DIR/effective.txt
+    python3 calibration/validate/ncu_clock.py [NCU_DIR [MORE_DIR..]] [--results CSV]
+        [--cluster-ncu DIR] [--cluster-run CSV] > NCU_DIR/effective.txt
 
 Reads NCU_DIR (default calibration/validate/h200/ncu) and any further directories of later
 `ncu_clock.sh` runs (configurations the first did not profile): `validate_none.csv` (one
 launch per configuration, clocks free) in the order of `validate_status.csv`'s `profiled`
-rows, and, where present, `cluster_{none,base}.csv`. Joins them with the timed sweep
-(`--results`, default calibration/validate/results.csv: burst and sustained times, NVML
-clocks) and the cluster GEMM's run
-(calibration/gpu/cluster_gemm/h200_run4/cluster_gemm_gpu.csv), and writes
+rows. Joins them with the timed sweep (`--results`, default calibration/validate/results.csv:
+burst and sustained times, NVML clocks); the cluster GEMM's launches
+(`--cluster-ncu`, a directory with `cluster_{none,base}.csv`, default
+calibration/validate/h200/ncu_cluster_run5, the kernel that overlaps its epilogue) with its
+timed run (`--cluster-run`, default calibration/gpu/cluster_gemm/h200_run5/cluster_gemm_gpu.csv;
+run 4 and the first directory's cluster files are the kernel before the overlap); and writes
 NCU_DIR/effective.csv: per configuration the SM cycles of one launch, the clock ncu saw
 (cycles over duration), the L2 and DRAM clocks, and the effective burst and sustained clocks
 (those cycles over the measured burst and sustained times per launch). Prints the tables.
@@ -26,9 +29,18 @@ if "--results" in ARGS:
     i = ARGS.index("--results")
     RESULTS = ARGS[i + 1]
     del ARGS[i:i + 2]
+CLUSTER_RUN = os.path.join(ROOT, "calibration/gpu/cluster_gemm/h200_run5/cluster_gemm_gpu.csv")
+CLUSTER_NCU = os.path.join(ROOT, "calibration/validate/h200/ncu_cluster_run5")
+for flag in ("--cluster-run", "--cluster-ncu"):
+    if flag in ARGS:
+        i = ARGS.index(flag)
+        if flag == "--cluster-run":
+            CLUSTER_RUN = ARGS[i + 1]
+        else:
+            CLUSTER_NCU = ARGS[i + 1]
+        del ARGS[i:i + 2]
 DIRS = ARGS or [os.path.join(ROOT, "calibration/validate/h200/ncu")]
 NCU = DIRS[0]
-CLUSTER_RUN = os.path.join(ROOT, "calibration/gpu/cluster_gemm/h200_run4/cluster_gemm_gpu.csv")
 SPLIT = os.path.join(ROOT, "calibration/validate/split.csv")
 
 
@@ -93,13 +105,13 @@ def main():
             "nvml_burst": (num(r.get("meas_burst_mhz")) or 0) / 1e3 or None,
             "nvml_sust": (num(r.get("meas_sust_mhz")) or 0) / 1e3 or None,
         })
-    # The cluster GEMM and cuBLAS at its four shapes, timed in run 4 of examples/cluster_gemm_gpu.
+    # The cluster GEMM and cuBLAS at its four shapes, timed by examples/cluster_gemm_gpu.
     timed = {}
     for r in csv.DictReader(open(CLUSTER_RUN)):
         timed[(r["workload"].split(" (")[0], r["phase"])] = r
     cluster_ids = {s["m"] + "x" + s["n"] + "x" + s["k"]: s["id"] for s in split.values() if s["family"] == "cluster_gemm"}
-    base = launches(os.path.join(NCU, "cluster_base.csv"))
-    for i, launch in enumerate(launches(os.path.join(NCU, "cluster_none.csv"))):  # the first directory's
+    base = launches(os.path.join(CLUSTER_NCU, "cluster_base.csv"))
+    for i, launch in enumerate(launches(os.path.join(CLUSTER_NCU, "cluster_none.csv"))):
         shape = ["8192x8192x8192", "4096x4096x4096", "16384x16384x4096", "8192x8192x1024"][i // 2]
         who = "cluster_gemm" if launch["kernel"] == "cluster_gemm" else "cublas"
         f = figures(launch)
