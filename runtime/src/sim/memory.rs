@@ -20,10 +20,12 @@
 //! loading, a copy streams at the L2's rate over the SM count (about 43 B/clk per SM at 1.75
 //! GHz on the H200, where one SM alone streams at 95).
 //!
-//! Stores share the GPU's store bandwidth into L2 (measured apart from the loads' rate: all
-//! SMs storing at once write 4.72 TB/s) the same way, among the SMs with a store outstanding:
-//! a TMA store reads shared memory at its share (at most the one-SM rate), and a warp's
-//! global stores leave the SM at its share, the next waiting for the SM's write path.
+//! Stores share the GPU's store bandwidth into L2 (measured apart from the loads' rate) the
+//! same way, among the SMs with a store outstanding: a TMA store reads shared memory at its
+//! share of what bulk stores write when all SMs store at once (4.72 TB/s), at most the one-SM
+//! rate; a warp's global stores, 32 bytes per line (a fragment's column pairs), leave the SM
+//! at its share of what such stores write (2.83 TB/s), at most one SM's rate alone (23 B/clk),
+//! the next waiting for the SM's write path.
 //!
 //! **Latency.** Each load's latency is drawn from the measured distribution of its level
 //! (`Timing::l2_latency_spread`, `hbm_latency_spread`: the median and the 10th and 90th
@@ -143,8 +145,10 @@ pub(crate) struct MemorySystem {
     pub misses: u64,
     /// Per SM, the cycle its last TMA load outstanding lands.
     landing: Vec<f64>,
-    /// Bytes per cycle the GPU stores into L2.
+    /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
     write_rate: f64,
+    /// Bytes per cycle the GPU's warp stores write into L2, 32 bytes per line.
+    sector_write_rate: f64,
     /// Per SM, the cycle its last store outstanding is written.
     writing: Vec<f64>,
 }
@@ -166,6 +170,7 @@ impl MemorySystem {
             misses: 0,
             landing: vec![0.0; sms],
             write_rate: timing.l2_write_bytes_per_clk,
+            sector_write_rate: timing.l2_sector_write_bytes_per_clk,
             writing: vec![0.0; sms],
         }
     }
@@ -187,6 +192,13 @@ impl MemorySystem {
     /// included, at most `own`.
     pub fn write_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
         own.min(self.write_rate / Self::sharing(&self.writing, sm, at))
+    }
+
+    /// The rate at which SM `sm`'s warp stores issued at `at` leave it: an equal share of
+    /// what the GPU's warp stores write into L2 among the SMs with a store outstanding then,
+    /// this one included, at most `own`.
+    pub fn sector_write_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
+        own.min(self.sector_write_rate / Self::sharing(&self.writing, sm, at))
     }
 
     /// Records that SM `sm` has a store outstanding until `until`.
@@ -286,6 +298,10 @@ mod tests {
         assert_eq!(mem.write_rate(0, 50.0, 1e9), w / 2.0);
         assert_eq!(mem.write_rate(3, 50.0, 1e9), w, "an SM does not share with itself");
         assert_eq!(mem.write_rate(0, 50.0, 1.0), 1.0, "at most its own rate");
+        let s = timing.l2_sector_write_bytes_per_clk;
+        assert!(s < w, "stores of 32 bytes per line write less than bulk stores");
+        assert_eq!(mem.sector_write_rate(0, 50.0, 1e9), s / 2.0, "warp stores share with bulk stores");
+        assert_eq!(mem.sector_write_rate(0, 50.0, 1.0), 1.0, "at most its own rate");
         let mut s = Server::new(100.0);
         assert_eq!(s.serve_at(0.0, 1000, 50.0), 20.0);
         assert_eq!(s.serve_at(0.0, 1000, 500.0), 30.0, "at most the server's own rate");

@@ -110,8 +110,12 @@ pub struct Timing {
     pub tma_miss_extra_latency: u64,
     /// L2 bytes per cycle, whole GPU.
     pub l2_bytes_per_clk: f64,
-    /// Bytes per cycle the whole GPU stores into L2.
+    /// Bytes per cycle the whole GPU stores into L2 with TMA bulk stores.
     pub l2_write_bytes_per_clk: f64,
+    /// Bytes per cycle the whole GPU's warp stores write into L2 (32 bytes per line).
+    pub l2_sector_write_bytes_per_clk: f64,
+    /// Bytes per cycle one SM's warp stores leave it at.
+    pub global_store_bytes_per_clk: f64,
     /// L2 hit latency, cycles (the median).
     pub l2_latency: u64,
     /// Percentiles of the L2 hit latency of a warp's line loads.
@@ -187,6 +191,8 @@ impl Timing {
             tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
             l2_write_bytes_per_clk: per_clk(machine.l2.write_bandwidth_tb_s.value).max(1.0),
+            l2_sector_write_bytes_per_clk: per_clk(machine.l2.sector_write_bandwidth_tb_s.value).max(1.0),
+            global_store_bytes_per_clk: machine.l1.store_bytes_per_clk_per_sm.value.max(1.0),
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
             l2_latency_spread: machine.l2.hit_latency_spread.value,
             l2_bytes: machine.l2.size_bytes.value,

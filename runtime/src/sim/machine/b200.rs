@@ -209,7 +209,10 @@ impl Machine {
                     "no B200 measurement: as bytes_per_clk_per_sm (the H200 stores at 27 B/clk per SM, calibration/README.md Item 14; not carried over to a different SM); to be calibrated",
                 ),
             },
-            l1: L1 { hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER) },
+            l1: L1 {
+                hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER),
+                store_bytes_per_clk_per_sm: Param::new(23.1, src::ASSUMED_HOPPER),
+            },
             l2: L2 {
                 size_bytes: Param::new(
                     132_644_864,
@@ -226,6 +229,7 @@ impl Machine {
                 far_hit_latency_cycles: Param::new(414, src::ASSUMED_HOPPER),
                 bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
                 write_bandwidth_tb_s: Param::new(4.72, src::ASSUMED_HOPPER),
+                sector_write_bandwidth_tb_s: Param::new(2.83, src::ASSUMED_HOPPER),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(

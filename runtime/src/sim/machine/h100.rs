@@ -242,7 +242,13 @@ impl Machine {
                     "measured: a 64 KB tile stored by cp.async.bulk shared -> global on one SM alone reads out in 2390-2413 cycles to wait_group.read (27.2-27.4 B/clk; the same to completion), 31.9 B/clk streaming 16 KB copies four in flight; 18.7 B/clk per SM with all 132 SMs storing (4.72 TB/s in all), calibration/README.md Item 14 (H200, same GH100 SM)",
                 ),
             },
-            l1: L1 { hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles") },
+            l1: L1 {
+                hit_latency_cycles: Param::new(33, "Luo et al. (arXiv 2402.13499): L1 hit ~33-41 cycles"),
+                store_bytes_per_clk_per_sm: Param::new(
+                    23.1,
+                    "measured: one CTA of 8 warps alone storing 128 x 256 f32 tiles as wgmma fragments (64 8-byte stores per thread, 8 lines per warp instruction) back to back, 131072 bytes in 5672 cycles per tile (median; 4 warps: 22.1 B/clk), calibration/README.md Item 17 (H200, same GH100 SM)",
+                ),
+            },
             l2: L2 {
                 size_bytes: Param::new(
                     50 * 1024 * 1024,
@@ -267,6 +273,10 @@ impl Machine {
                 write_bandwidth_tb_s: Param::new(
                     4.72,
                     "measured: all 132 SMs storing 64 KB tiles with TMA bulk stores into an L2-resident 24 MB buffer, 4.72 TB/s (18.7 B/clk per SM, against 27.3 for one SM alone; 16 KB streams 4.75 TB/s, to a 2 GB destination 4.41), calibration/README.md Item 14 (H200, same GH100 L2)",
+                ),
+                sector_write_bandwidth_tb_s: Param::new(
+                    2.83,
+                    "measured: all 132 SMs storing 128 x 256 f32 tiles as wgmma fragments (8-byte stores, 32 bytes per line) back to back, 10.9 B/clk per SM at 1.975 GHz, 2.83 TB/s (by the events 2.81 into an 8192 x 8192 f32 output, 2.85 into an 8 MB L2-resident one), calibration/README.md Item 17 (H200, same GH100 L2)",
                 ),
             },
             hbm: Hbm {

@@ -422,6 +422,10 @@ parameters! {
     pub struct L1 {
         /// Latency of an L1 hit, in cycles.
         pub hit_latency_cycles: Param<u32>,
+        /// Bytes per clock one SM's warp stores to global memory leave it at, with no other SM
+        /// storing (an epilogue's fragment: 8-byte stores of column pairs, 32 bytes in each of
+        /// 8 lines per warp instruction).
+        pub store_bytes_per_clk_per_sm: Param<f64>,
     }
 }
 
@@ -439,8 +443,11 @@ parameters! {
         pub far_hit_latency_cycles: Param<u32>,
         /// Aggregate bandwidth over all SMs, in TB/s.
         pub bandwidth_tb_s: Param<f64>,
-        /// Aggregate bandwidth of stores from all SMs into L2, in TB/s.
+        /// Aggregate bandwidth of TMA bulk stores from all SMs into L2, in TB/s.
         pub write_bandwidth_tb_s: Param<f64>,
+        /// Aggregate bandwidth of warp stores from all SMs into L2, 32 bytes per line (a
+        /// fragment's column pairs), in TB/s.
+        pub sector_write_bandwidth_tb_s: Param<f64>,
     }
 }
 

@@ -236,7 +236,7 @@ pub(crate) struct Sm {
     /// The TMA unit's reads of shared memory for bulk stores.
     tma_store: Server,
     smem_free: f64,
-    /// The cycle the SM's path for global stores is free (`MemorySystem::write_rate`).
+    /// The cycle the SM's path for global stores is free (`MemorySystem::sector_write_rate`).
     write_free: f64,
     /// Earliest cycle a warp was woken for during the current step.
     wake_hint: u64,
