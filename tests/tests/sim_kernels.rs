@@ -125,3 +125,35 @@ fn wgmma_is_refused_on_blackwell() {
     let Err(e @ SimError::Unsupported { .. }) = result else { panic!("expected an error, got {result:?}") };
     assert!(e.to_string().contains("wgmma"), "{e}");
 }
+
+/// One CTA's epilogue writes a 128 x 256 f32 tile with `store_global`, one 8-byte store per
+/// column pair: the tile leaves the SM no faster than one SM's measured store rate
+/// (`l1.store_bytes_per_clk_per_sm`, calibration item 17), and that rate is what bounds it.
+#[test]
+fn a_tile_of_fragment_stores_leaves_the_sm_at_its_measured_rate() {
+    let (m, n, k) = (ws_gemm::BM, ws_gemm::BN, 64);
+    let args = ws_gemm::Args {
+        a: Global::shape_only(&[m, k]),
+        b: Global::shape_only(&[k, n]),
+        c: Global::shape_only(&[m, n]),
+    };
+    let grid = Grid::new(1, 1, 1);
+    let cycles = |machine: &Machine| {
+        sim::simulate::<ws_gemm::Kernel>(machine, grid, &args, &SimOptions::default()).expect("runs").cycles
+    };
+    let h200 = Machine::h200();
+    let tile_bytes = (m * n * 4) as f64;
+    let bound = tile_bytes / h200.l1.store_bytes_per_clk_per_sm.value;
+    let measured = cycles(&h200);
+    assert!(measured as f64 >= bound, "{measured} cycles for a tile that needs {bound:.0} to leave the SM");
+    // Without the rate, the L1's one wavefront per line bounds the tile: 8 lines per store,
+    // 64 stores per thread, 8 warps. The rate adds at least what it asks beyond that.
+    let wavefronts = (8 * 64 * 8) as f64;
+    let mut unbounded = h200.clone();
+    unbounded.l1.store_bytes_per_clk_per_sm.value = 1e9;
+    let fast = cycles(&unbounded);
+    assert!(
+        (measured - fast) as f64 >= bound - wavefronts,
+        "the store rate bounds the epilogue: {measured} cycles at the measured rate, {fast} without it"
+    );
+}
