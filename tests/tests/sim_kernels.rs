@@ -149,7 +149,7 @@ fn a_tile_of_fragment_stores_leaves_the_sm_at_its_measured_rate() {
     // Without the rate, the L1's one wavefront per line bounds the tile: 8 lines per store,
     // 64 stores per thread, 8 warps. The rate adds at least what it asks beyond that.
     let wavefronts = (8 * 64 * 8) as f64;
-    let mut unbounded = h200.clone();
+    let mut unbounded = h200;
     unbounded.l1.store_bytes_per_clk_per_sm.value = 1e9;
     let fast = cycles(&unbounded);
     assert!(
