@@ -2,12 +2,8 @@
 // through cudaGetDriverEntryPointByVersion so no -lcuda is needed) and 1D cp.async.bulk, each
 // completing on an mbarrier via complete_tx; one thread issues (arrive.expect_tx + copy) and
 // spins on try_wait.parity; clock64 from before the expect_tx to after the phase flip is seen.
-#include <cuda.h>
 #include "common.h"
-
-typedef CUresult (*PFN_encodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+#include "tensor_map.h"
 
 // Tensor: ROWS x COLS bf16 row-major (COLS contiguous).
 static const int COLS = 8192, ROWS = 16384;  // 256 MB
@@ -106,14 +102,7 @@ int main() {
   CKLAUNCH();
   warm_gpu();
 
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (!fn || q != cudaDriverEntryPointSuccess) {
-    fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
-    return 1;
-  }
-  PFN_encodeTiled encode = (PFN_encodeTiled)fn;
+  const PFN_encodeTiled encode = tensor_map_encoder();
 
   const int reps = 256;
   std::vector<long long> h(reps);
@@ -128,18 +117,7 @@ int main() {
   CK(cudaFuncSetAttribute(bulk1d_lat<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem + 1024));
 
   for (int box_rows : {64, 128}) {
-    CUtensorMap tmap;
-    cuuint64_t gdim[2] = {(cuuint64_t)COLS, (cuuint64_t)ROWS};
-    cuuint64_t gstride[1] = {(cuuint64_t)COLS * 2};
-    cuuint32_t box[2] = {64, (cuuint32_t)box_rows};
-    cuuint32_t estride[2] = {1, 1};
-    CUresult cr = encode(&tmap, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, tensor, gdim, gstride, box, estride,
-                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (cr != CUDA_SUCCESS) {
-      fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", (int)cr);
-      return 1;
-    }
+    const CUtensorMap tmap = bf16_2d_map(encode, tensor, ROWS, COLS, box_rows);
     uint32_t bytes = 64 * box_rows * 2;
     char nm[96], me[300];
     // L2 hit

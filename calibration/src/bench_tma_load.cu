@@ -7,8 +7,6 @@
 // the ring's round (producer wake after a release, issue, hold), the period of a k-step, bytes
 // per cycle per SM, TB/s over all SMs (cudaEvent) and the SM clock (clock64 over globaltimer).
 // With --raw DIR, the stamps of every load of three configurations go to DIR as CSV.
-#include <cuda.h>
-
 #include <cstdio>
 #include <cstring>
 #include <unistd.h>
@@ -16,11 +14,8 @@
 #include <vector>
 
 #include "common.h"
+#include "tensor_map.h"
 #include "bench_tma_load_kernels.cuh"
-
-typedef CUresult (*PFN_encodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 static const int K = 8192, KSTEPS = K / 64, TILES = 5;
 static const int MAX_CTAS = 132;
@@ -37,18 +32,7 @@ __global__ void fill_bf16(uint16_t* p, size_t n, uint32_t seed) {
 }
 
 static TlMap encode_map(PFN_encodeTiled encode, void* base, long long rows, long long cols, int box_rows) {
-  CUtensorMap map;
-  cuuint64_t gdim[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-  cuuint64_t gstride[1] = {(cuuint64_t)cols * 2};
-  cuuint32_t box[2] = {64, (cuuint32_t)box_rows};
-  cuuint32_t estride[2] = {1, 1};
-  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, gdim, gstride, box, estride,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    fprintf(stderr, "cuTensorMapEncodeTiled failed: %d\n", (int)r);
-    exit(1);
-  }
+  const CUtensorMap map = bf16_2d_map(encode, base, rows, cols, box_rows);
   TlMap m;
   static_assert(sizeof(TlMap) == sizeof(CUtensorMap), "tensor map size");
   memcpy(&m, &map, sizeof m);
@@ -75,14 +59,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "this sweep wants %d SMs, the device has %d\n", MAX_CTAS, sms);
     return 1;
   }
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-  if (!fn || q != cudaDriverEntryPointSuccess) {
-    fprintf(stderr, "cuTensorMapEncodeTiled not found\n");
-    return 1;
-  }
-  PFN_encodeTiled encode = (PFN_encodeTiled)fn;
+  const PFN_encodeTiled encode = tensor_map_encoder();
   uint16_t *a, *b;
   const size_t a_elems = (size_t)A_ROWS * K, b_elems = (size_t)K * B_COLS;
   CK(cudaMalloc(&a, a_elems * 2));
