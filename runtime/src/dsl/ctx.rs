@@ -502,7 +502,7 @@ impl<'a, P> Ctx<'a, P> {
         if let Some(data) = src.data.as_ref() {
             dst.write_from(data);
         }
-        self.backend.issue(self.who, Op::SharedStore { bytes: dst.bytes() as u32 });
+        self.backend.issue(self.who, Op::FragmentStore { bytes: dst.bytes() as u32, elements: (R * C) as u32 });
     }
 
     /// Stores a fragment straight to global memory at `coords` (`st.global`), rounding to

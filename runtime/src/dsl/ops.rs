@@ -124,6 +124,10 @@ pub enum Op {
     TmaStore {
         /// Bytes copied.
         bytes: u32,
+        /// Rows of the tile.
+        rows: u32,
+        /// Columns of the tile.
+        cols: u32,
         /// Where in global memory the tile lands.
         dst: GlobalTile,
     },
@@ -184,10 +188,18 @@ pub enum Op {
         /// Bytes moved.
         bytes: u32,
     },
-    /// Registers → shared memory, `bytes` in total over the instance.
+    /// Registers → shared memory, `bytes` in total over the instance (a row vector).
     SharedStore {
         /// Bytes moved.
         bytes: u32,
+    },
+    /// Registers → shared memory: a fragment of `elements` values in the accumulator layout,
+    /// rounded to the tile's element type, `bytes` in total over the instance.
+    FragmentStore {
+        /// Bytes moved.
+        bytes: u32,
+        /// Values stored.
+        elements: u32,
     },
     /// Registers → global memory: a fragment of `elements` values, `bytes` in total over the
     /// instance.

@@ -100,6 +100,14 @@ fn tma_issue(bytes: u32, rows: u32, cols: u32, out: &mut Vec<Instr>) {
 /// (`calibration/sass/README.md`, "TMA issue and global stores").
 pub const STORE_GLOBAL_INSTRS_PER_PAIR: u32 = 4;
 
+/// Where the lowering of [`Op::FragmentStore`] comes from: in the SASS of the generated
+/// `cluster_gemm` (sm_90a, `cuda_dump`), a consumer warpgroup writes its 64 x 256 bf16 rows of
+/// the output tile with 64 `F2FP.BF16.F32.PACK_AB` and 64 `STS` (4 bytes: one rounded column
+/// pair) per thread; an f32 tile takes one 8-byte `STS.64` per pair and no rounding
+/// (`calibration/sass/README.md`, "The epilogue through shared memory").
+pub const FRAGMENT_STORE_EVIDENCE: &str =
+    "calibration/sass/README.md, \"The epilogue through shared memory\" (SASS of the generated cluster_gemm, sm_90a)";
+
 /// An op the machine cannot execute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unsupported {
@@ -404,8 +412,13 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   then one issue cycle, one effect per instance (one elected thread acts).
 /// - [`Op::TmaLoadMulticast`]: as [`Op::TmaLoad`], its effect delivered to every CTA of the
 ///   mask (`sim/sm/cluster.rs`).
-/// - [`Op::TmaStore`], [`Op::Arrive`], [`Op::ClusterArrive`]: one issue cycle, one effect
-///   per instance.
+/// - [`Op::TmaStore`] of a `rows x cols` tile: as [`Op::TmaLoad`], the issue chain of each of
+///   its boxes (the generated code issues a store's boxes as it issues a load's), then one
+///   issue cycle, one effect per instance.
+/// - [`Op::FragmentStore`]: one `st.shared` per column pair of the accumulator layout (4 bytes
+///   per thread for a 16-bit tile, 8 for f32), each 16-bit pair rounded by one ALU
+///   instruction first ([`FRAGMENT_STORE_EVIDENCE`]).
+/// - [`Op::Arrive`], [`Op::ClusterArrive`]: one issue cycle, one effect per instance.
 /// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
 pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
     let warp_size = timing.warp_size;
@@ -462,6 +475,19 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             let (count, per) = vector_accesses(bytes, threads, warp_size, BYTES_PER_THREAD_ACCESS);
             if count > 0 {
                 out.push(Instr::Shared { count, bytes: per, load: matches!(op, Op::SharedLoad { .. }) });
+            }
+        }
+        Op::FragmentStore { bytes, elements } => {
+            // One store per column pair of the accumulator layout, as the generated code does
+            // (`wsg::store_frag_smem`), each rounded first when the tile's values are narrower
+            // than the fragment's f32 ([`FRAGMENT_STORE_EVIDENCE`]).
+            let pairs = elements.div_ceil(threads.max(1)).div_ceil(2);
+            let elem_bytes = bytes / elements.max(1);
+            if pairs > 0 {
+                if elem_bytes < 4 {
+                    exec(ExecPipe::Alu, pairs, Dep::Stream, out);
+                }
+                out.push(Instr::Shared { count: pairs, bytes: 2 * elem_bytes * warp_size, load: false });
             }
         }
         Op::GlobalStore { bytes, elements } => {
@@ -530,7 +556,10 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
         }
         Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),
-        Op::TmaStore { bytes, dst } => out.push(Instr::TmaStore { bytes, dst: Some(dst) }),
+        Op::TmaStore { bytes, rows, cols, dst } => {
+            tma_issue(bytes, rows, cols, out);
+            out.push(Instr::TmaStore { bytes, dst: Some(dst) })
+        }
         Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
         Op::NamedArrive { barrier } => out.push(Instr::NamedArrive { barrier }),
     }

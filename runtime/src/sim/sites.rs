@@ -101,6 +101,7 @@ impl SiteKind {
             },
             Op::SharedLoad { .. } => "shared_load",
             Op::SharedStore { .. } => "shared_store",
+            Op::FragmentStore { .. } => "store",
             Op::GlobalStore { .. } => "global_store",
             Op::NamedArrive { .. } => "named_arrive",
         })

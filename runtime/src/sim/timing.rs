@@ -95,6 +95,8 @@ pub struct Timing {
     pub mma_rule: MmaLatencyRule,
     /// How MMAs are issued.
     pub mma_kind: MmaKind,
+    /// Cycles from a `wgmma` group's issue until its first MMA can start (0 for `tcgen05`).
+    pub mma_group_start: u64,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -141,6 +143,9 @@ pub struct Timing {
     pub tensor_busy_factor: [f64; 4],
     /// Tensor-core cycles lost per FMA-pipe warp-instruction while an RS MMA runs.
     pub rs_delay_per_fma_instr: f64,
+    /// Tensor-core cycles lost per byte a bulk copy moves through the SM's shared memory
+    /// while MMAs run.
+    pub tensor_copy_delay_per_byte: f64,
 }
 
 impl Timing {
@@ -176,6 +181,10 @@ impl Timing {
                 MmaIssue::WarpgroupWgmma { .. } => MmaKind::Warpgroup,
                 MmaIssue::SingleThreadTcgen05 { .. } => MmaKind::SingleThread,
             },
+            mma_group_start: match t.issue {
+                MmaIssue::WarpgroupWgmma { group_start_cycles, .. } => u64::from(group_start_cycles.value),
+                MmaIssue::SingleThreadTcgen05 { .. } => 0,
+            },
             mma_tmem_a_fixed: match t.issue {
                 MmaIssue::WarpgroupWgmma { .. } => None,
                 MmaIssue::SingleThreadTcgen05 { tmem_a_fixed_cycles, .. } => Some(tmem_a_fixed_cycles.value),
@@ -210,6 +219,7 @@ impl Timing {
                 t.interference.shuffle_interval_factor.value.max(1.0),
             ],
             rs_delay_per_fma_instr: t.interference.rs_delay_per_fma_instr.value.max(0.0),
+            tensor_copy_delay_per_byte: t.interference.copy_delay_per_kib.value.max(0.0) / 1024.0,
         }
     }
 

@@ -47,7 +47,8 @@ impl<P> Ctx<'_, P> {
                         self.fault(format!("tma_store: {e}"));
                     }
                 }
-                self.backend.issue(self.who, Op::TmaStore { bytes: src.bytes() as u32, dst: dst.tile_at(coords) });
+                let (bytes, rows, cols) = (src.bytes() as u32, R as u32, C as u32);
+                self.backend.issue(self.who, Op::TmaStore { bytes, rows, cols, dst: dst.tile_at(coords) });
             }
         }
         StoreGroup { seq, _source: PhantomData }

@@ -177,6 +177,10 @@ impl Machine {
                 ),
                 issue: MmaIssue::WarpgroupWgmma {
                     warps_per_warpgroup: Param::new(4, "PTX ISA, wgmma.mma_async: a warpgroup is 4 contiguous warps"),
+                    group_start_cycles: Param::new(
+                        49,
+                        "measured: one warpgroup looping {wgmma.fence; g wgmma m64nNk16 SS; commit; wait_group 0} takes g N/2 + 101-112 cycles per group (N = 64/128/256, g = 2-8), where the model without a start delay takes g N/2 + 58-64: the mean difference, calibration/results/wgmma_pair/wgmma_pair.csv (H200, item 18)",
+                    ),
                 },
                 latency: MmaLatencyRule {
                     m: Param::new(64, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
@@ -221,6 +225,10 @@ impl Machine {
                     rs_delay_per_fma_instr: Param::new(
                         0.0,
                         "measured, and set to 0 for compiled code: back-to-back FFMA/FADD streams cost a running wgmma RS 0.17-0.27 tensor cycles per FMA-pipe warp-instruction (2045 -> 1296/498 FMA/clk/SM with 1/2 WGs of FFMA; 9-17% with an FA3-softmax mix issued in bursts of 8), but in the FA3-consumer synthetic, where ptxas interleaves the softmax, P V as RS or as SS reach the same tensor utilisation (91.5% vs 91.1%), and the model lowers fragment ops as bursts, calibration/results/interfere/interfere.log (H200, item 11)",
+                    ),
+                    copy_delay_per_kib: Param::new(
+                        0.93,
+                        "measured: two warpgroups alternating wgmma m64nNk16 SS groups at 99.9% of the tensor rate lose 3.0-3.1% of it while one thread streams 16 KB bulk copies into shared memory at 32-34 B/clk, and 1.5-1.9% while it streams 16-21 B/clk out (N = 128/256; 0.91-0.95 cycles per KiB either way; both streams at once cost half that), calibration/results/tensor_stream/tensor_stream.csv (H200, item 19)",
                     ),
                 },
             },

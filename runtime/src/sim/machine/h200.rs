@@ -15,7 +15,10 @@ impl Machine {
             sm_count: Param::new(132, "NVIDIA H200 datasheet: GH100 with 132 SMs, same as H100 SXM5"),
             hbm: Hbm {
                 capacity_bytes: Param::new(141_000_000_000, "NVIDIA H200 datasheet: 141 GB HBM3e"),
-                bandwidth_tb_s: Param::new(4.8, "NVIDIA H200 datasheet: 4.8 TB/s"),
+                bandwidth_tb_s: Param::new(
+                    4.55,
+                    "measured: 132 CTAs each streaming tiles of its own through TMA (every load an L2 miss) move 4.55 TB/s by the ring period, calibration/results/tma_load/tma_load.csv (H200, item 16); plain 16-byte loads read 4.60, calibration/README.md item 9; the datasheet says 4.8",
+                ),
                 latency_cycles: Param::new(
                     695,
                     "measured: L2-miss pointer chase 695 cycles median (p10 537, p90 815) after a 512 MB flush, calibration/README.md (H200)",

@@ -274,6 +274,10 @@ pub enum MmaIssue {
     WarpgroupWgmma {
         /// Warps in the warpgroup that issues one `wgmma`.
         warps_per_warpgroup: Param<u32>,
+        /// Cycles from a group's issue (`wgmma.fence`, the warpgroup's arrive, the first
+        /// `wgmma`) until its first MMA starts on idle tensor cores; hidden when the cores are
+        /// still busy with earlier work.
+        group_start_cycles: Param<u32>,
     },
     /// Blackwell `tcgen05.mma`: issued by a single thread on behalf of the CTA; the accumulator
     /// lives in tensor memory and completion is signalled by `tcgen05.commit` to an mbarrier.
@@ -291,9 +295,10 @@ pub enum MmaIssue {
 impl Audit for MmaIssue {
     fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
         match self {
-            MmaIssue::WarpgroupWgmma { warps_per_warpgroup } => {
+            MmaIssue::WarpgroupWgmma { warps_per_warpgroup, group_start_cycles } => {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
+                audit_field(group_start_cycles, "group_start_cycles", path, out);
             }
             MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group, tmem_a_fixed_cycles } => {
                 path.push("tcgen05");
@@ -384,6 +389,9 @@ parameters! {
         pub shuffle_interval_factor: Param<f64>,
         /// Tensor-core cycles lost per FMA-pipe warp-instruction issued while an RS MMA runs.
         pub rs_delay_per_fma_instr: Param<f64>,
+        /// Tensor-core cycles lost per KiB a bulk copy (TMA) writes into, or reads out of, the
+        /// SM's shared memory while MMAs run (the copy and the MMAs' operand reads share it).
+        pub copy_delay_per_kib: Param<f64>,
     }
 }
 
@@ -396,6 +404,7 @@ impl TensorInterference {
             mufu_interval_factor: Param::new(1.0, why),
             shuffle_interval_factor: Param::new(1.0, why),
             rs_delay_per_fma_instr: Param::new(0.0, why),
+            copy_delay_per_kib: Param::new(0.0, why),
         }
     }
 }

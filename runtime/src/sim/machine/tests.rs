@@ -99,7 +99,7 @@ fn peak_bf16_matches_spec_sheets() {
 #[test]
 fn h200_differs_from_h100_only_in_memory_and_names() {
     let (h100, h200) = (Machine::h100_sxm(), Machine::h200());
-    assert_eq!(h200.hbm.bandwidth_tb_s.value, 4.8);
+    assert_eq!(h200.hbm.bandwidth_tb_s.value, 4.55);
     assert_eq!(h100.hbm.bandwidth_tb_s.value, 3.35);
     assert_eq!(h200.sm_count.value, h100.sm_count.value);
     assert_eq!(h200.clocks, h100.clocks);

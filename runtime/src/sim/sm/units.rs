@@ -96,6 +96,14 @@ impl Sm {
         }
     }
 
+    /// A bulk copy moved `bytes` through shared memory at `t`: MMAs running then lose
+    /// `tensor_copy_delay_per_byte` cycles per byte (`tensor.interference.copy_delay_per_kib`).
+    pub(super) fn copy_interferes(&mut self, t: u64, bytes: u32, timing: &Timing) {
+        if timing.tensor_copy_delay_per_byte > 0.0 && self.tensor.busy_at(t) {
+            self.delay_tensor(t, f64::from(bytes) * timing.tensor_copy_delay_per_byte);
+        }
+    }
+
     /// Streams a load of `bytes` issued at `issued`, whose first data arrives at `first_data`,
     /// into shared memory after the copies before it, at this SM's share of the L2 among the
     /// SMs with a TMA load outstanding when it was issued (`MemorySystem::stream_rate`);
@@ -137,7 +145,9 @@ impl Sm {
                     _ => timing.mma_latency(n),
                 };
                 let latency = (latency as f64).max(occupancy);
-                let (first_start, done) = self.tensor.run(t, instrs, occupancy, latency, a_in_registers);
+                // A `wgmma` group reaches the tensor cores `mma_group_start` after its issue.
+                let arrival = if let Instr::Mma { .. } = instr { t + timing.mma_group_start } else { t };
+                let (first_start, done) = self.tensor.run(arrival, instrs, occupancy, latency, a_in_registers);
                 self.stats.tensor_busy += occupancy * f64::from(instrs);
                 self.stats.mma_fma += fma * u64::from(instrs);
                 let state = &mut self.residents[resident].instances[instance];
@@ -186,6 +196,7 @@ impl Sm {
                 // read paces the copy), then written through L2.
                 let rate = mem.write_rate(self.id, t as f64, timing.tma_store_bytes_per_clk);
                 let read = self.tma_store.serve_at(t as f64, bytes, rate);
+                self.copy_interferes(t, bytes, timing);
                 self.stats.tma_bytes += u64::from(bytes);
                 let written = mem.store(t as f64, bytes, dst).max(read);
                 mem.writing_until(self.id, written);

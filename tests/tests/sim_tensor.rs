@@ -1,0 +1,144 @@
+//! The timing model's tensor cores against the H200 microbenchmarks that calibrate them:
+//! warpgroups looping `wgmma` groups alone and in pairs (calibration item 18,
+//! `calibration/results/wgmma_pair/wgmma_pair.csv`), and the same pair beside a stream of
+//! TMA loads into shared memory (item 19, `calibration/results/tensor_stream/tensor_stream.csv`).
+
+use warpspec::Grid;
+use warpspec::prelude::*;
+use warpspec::sim::{self, Machine, SimOptions};
+
+/// `warpgroups` warpgroups each loop `iters` k-steps `{wgmma m64xNxBK; wait_group 0}` on one
+/// stage loaded once (BK/16 native MMAs per group), as item 18's `k_pair_loop` does; with
+/// `stream` stages, a producer warp also streams TMA loads of 16 KB through a ring that a
+/// third role drains, as item 19's streaming thread does.
+macro_rules! loop_kernel {
+    ($name:ident, $n:literal, $bk:literal, $wgs:literal) => {
+        #[warpspec::kernel]
+        mod $name {
+            use warpspec::prelude::*;
+
+            #[params]
+            pub struct Args {
+                pub a: Global<bf16>,
+                pub b: Global<bf16>,
+                pub s: Global<bf16>,
+                pub iters: usize,
+                pub stream: usize,
+            }
+
+            #[shared]
+            pub struct Smem {
+                a: Ring<Tile<bf16, 64, $bk>, 1>,
+                b: Ring<Tile<bf16, $bk, $n>, 1>,
+                s: Ring<Tile<bf16, 64, 128>, 4>,
+            }
+
+            #[pipeline(tma, producer = load, consumer = math, guards = [a, b])]
+            pub struct Operands;
+
+            #[pipeline(tma, producer = load, consumer = drain, guards = [s])]
+            pub struct Stream;
+
+            #[role(warps = 1, regs = 40)]
+            pub async fn load(cx: &Ctx<'_, Args>, ops: Producer<'_, Operands>, stream: Producer<'_, Stream>) {
+                let args = cx.args();
+                let slot = ops.acquire().await;
+                cx.tma_load(&args.a, &[0, 0], slot.a(), &slot);
+                cx.tma_load(&args.b, &[0, 0], slot.b(), &slot);
+                ops.commit(slot);
+                for _ in 0..args.stream {
+                    let slot = stream.acquire().await;
+                    cx.tma_load(&args.s, &[0, 0], slot.s(), &slot);
+                    stream.commit(slot);
+                }
+            }
+
+            #[role(warps = 1, regs = 40)]
+            pub async fn drain(cx: &Ctx<'_, Args>, stream: Consumer<'_, Stream>) {
+                for _ in 0..cx.args().stream {
+                    let full = stream.wait().await;
+                    stream.release(full);
+                }
+            }
+
+            #[role(warpgroups = $wgs, regs = 232)]
+            pub async fn math(cx: &Ctx<'_, Args>, ops: Consumer<'_, Operands>) {
+                let mut acc = cx.fragment::<64, $n>(0.0);
+                let full = ops.wait().await;
+                for _ in 0..cx.args().iters {
+                    let mma = cx.wgmma(&mut acc, full.a(), full.b());
+                    cx.mma_wait(mma, 0).await;
+                }
+                ops.release(full);
+            }
+        }
+    };
+}
+
+loop_kernel!(alone_n256_g4, 256, 64, 1);
+loop_kernel!(alone_n128_g2, 128, 32, 1);
+loop_kernel!(alone_n64_g8, 64, 128, 1);
+loop_kernel!(pair_n256_g4, 256, 64, 2);
+loop_kernel!(pair_n128_g4, 128, 64, 2);
+loop_kernel!(pair_n64_g2, 64, 32, 2);
+
+const ITERS: usize = 400;
+
+/// Cycles per k-step of a loop kernel on the H200 model (one CTA), the first k-steps' load
+/// left out by timing `ITERS` and `2 ITERS` k-steps, with that many 16 KB loads streamed per
+/// k-step.
+macro_rules! per_kstep {
+    ($k:ident, $n:literal, $bk:literal, $stream_per_kstep:expr) => {{
+        let run = |iters: usize| {
+            let args = $k::Args {
+                a: Global::shape_only(&[64, $bk]),
+                b: Global::shape_only(&[$bk, $n]),
+                s: Global::shape_only(&[64, 128]),
+                iters,
+                stream: $stream_per_kstep * iters,
+            };
+            sim::simulate::<$k::Kernel>(&Machine::h200(), Grid::new(1, 1, 1), &args, &SimOptions::default())
+                .expect("runs")
+                .cycles as f64
+        };
+        (run(2 * ITERS) - run(ITERS)) / ITERS as f64
+    }};
+}
+
+fn within(model: f64, measured: f64, tolerance: f64, what: &str) {
+    let err = model / measured - 1.0;
+    assert!(err.abs() <= tolerance, "{what}: model {model:.3}, H200 {measured:.3} ({:+.1}%)", 100.0 * err);
+}
+
+/// One warpgroup alone waits for each group: `g N/2` cycles of MMAs plus the group's issue,
+/// start and drain, 101-112 cycles on the H200 (item 18, `active` 1, `stamp` 0).
+#[test]
+fn a_lone_warpgroup_pays_each_groups_start_and_drain() {
+    within(per_kstep!(alone_n256_g4, 256, 64, 0), 1226788.0 / 2000.0, 0.04, "N=256 g=4 alone");
+    within(per_kstep!(alone_n128_g2, 128, 32, 0), 478505.0 / 2000.0, 0.04, "N=128 g=2 alone");
+    within(per_kstep!(alone_n64_g8, 64, 128, 0), 736394.0 / 2000.0, 0.04, "N=64 g=8 alone");
+}
+
+/// Two warpgroups alternate on the tensor cores and keep them busy, unless one warpgroup's
+/// round trip is longer than both groups' MMAs (N = 64, g = 2: 184 cycles per pair of
+/// 64-cycle groups on the H200).
+#[test]
+fn two_warpgroups_alternate_on_the_tensor_cores() {
+    within(per_kstep!(pair_n256_g4, 256, 64, 0), 2049115.0 / 2000.0, 0.03, "N=256 g=4 pair");
+    within(per_kstep!(pair_n128_g4, 128, 64, 0), 1024845.0 / 2000.0, 0.03, "N=128 g=4 pair");
+    within(per_kstep!(pair_n64_g2, 64, 32, 0), 368514.0 / 2000.0, 0.10, "N=64 g=2 pair (latency-bound)");
+}
+
+/// TMA loads streaming into shared memory slow the tensor cores: the pair at N = 256 loses
+/// 3.1% of its rate to 34 B/clk of bulk copies on the H200 (item 19). The model charges the
+/// bytes its stream moves; the loss per byte is the measured one, so the slowdown follows
+/// the model's own stream rate.
+#[test]
+fn a_stream_of_tma_loads_slows_the_tensor_cores() {
+    let quiet = per_kstep!(pair_n256_g4, 256, 64, 0);
+    // Two 16 KB loads per k-step of about 1024 cycles: 32 B/clk, item 19's rate.
+    let busy = per_kstep!(pair_n256_g4, 256, 64, 2);
+    let expected = 2.0 * 16.0 * Machine::h200().tensor.interference.copy_delay_per_kib.value;
+    within(busy - quiet, expected, 0.15, "tensor cycles lost per k-step to 32 KB of loads");
+    within(busy / quiet, 1.031, 0.01, "the pair beside 32-34 B/clk of loads (H200: 3.1% slower)");
+}
