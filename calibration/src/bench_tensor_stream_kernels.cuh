@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(384, 1)
   }
   __syncthreads();
   if (wg < 2) {
-    const u64 da = wp_desc(base), db = wp_desc(base + 8192);
+    const u64 da = wss_desc(base), db = wss_desc(base + 8192);
     float d[N / 2];
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) d[i] = 0.f;
@@ -74,12 +74,12 @@ __global__ void __launch_bounds__(384, 1)
       iters = 0;
     }
     for (int i = 0; i < iters; ++i) {
-      wp_fence();
+      wss_fence();
 #pragma unroll
-      for (int k = 0; k < G; ++k) wp_mma(d, da + 2 * (k & 3), db + 2 * (k & 3));
-      wp_commit();
-      wp_wait0();
-      wp_keep(d);
+      for (int k = 0; k < G; ++k) wss_mma(d, da + 2 * (k & 3), db + 2 * (k & 3));
+      wss_commit();
+      wss_wait0();
+      wss_keep(d);
     }
     asm volatile("bar.sync 1, 256;" ::: "memory");
     const long long t1 = wp_clk();
