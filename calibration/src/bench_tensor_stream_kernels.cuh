@@ -74,12 +74,7 @@ __global__ void __launch_bounds__(384, 1)
       iters = 0;
     }
     for (int i = 0; i < iters; ++i) {
-      wss_fence();
-#pragma unroll
-      for (int k = 0; k < G; ++k) wss_mma(d, da + 2 * (k & 3), db + 2 * (k & 3));
-      wss_commit();
-      wss_wait0();
-      wss_keep(d);
+      wss_kstep<G>(d, da, db);
     }
     asm volatile("bar.sync 1, 256;" ::: "memory");
     const long long t1 = wp_clk();

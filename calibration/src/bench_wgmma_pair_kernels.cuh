@@ -109,12 +109,7 @@ __global__ void __launch_bounds__(256, 1)
       while (wp_clk() - t0 < delta) {
       }
     for (int i = 0; i < iters; ++i) {
-      wss_fence();
-#pragma unroll
-      for (int k = 0; k < G; ++k) wss_mma(d, da + 2 * (k & 3), db + 2 * (k & 3));
-      wss_commit();
-      wss_wait0();
-      wss_keep(d);
+      wss_kstep<G>(d, da, db);
       if (stamp == 0 && period == 0) continue;
       const long long t = wp_clk();
       if (stamp && threadIdx.x % 128 == 0) ends[wg * iters + i] = t;

@@ -94,3 +94,15 @@ __device__ __forceinline__ void wss_keep(float (&d)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+
+// One k-step of a warpgroup: fence, G wgmma on k16 slices 0..3 of the tiles at `da` and `db`
+// (cycling), commit, wait for the group, fence the accumulator.
+template <int G, int R>
+__device__ __forceinline__ void wss_kstep(float (&d)[R], u64 da, u64 db) {
+  wss_fence();
+#pragma unroll
+  for (int k = 0; k < G; ++k) wss_mma(d, da + 2 * (k & 3), db + 2 * (k & 3));
+  wss_commit();
+  wss_wait0();
+  wss_keep(d);
+}
