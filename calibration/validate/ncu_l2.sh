@@ -18,8 +18,10 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/nvidia/lib64:$P:${LD_LIB
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$NCU" --query-metrics > "$OUT/metrics_all.txt" 2>&1
 # Base names: the L2's sectors and requests by source unit, hits and misses, the fabric.
-grep -oE '^lts__t_(sectors|requests)_srcunit_(tex|ltcfabric)[a-z_]*|^lts__t_sectors_(lookup_hit|lookup_miss)\b|^lts__ltcfabric[a-z_]*|^lts__t_sectors\b|^lts__cycles_active\b' \
-    "$OUT/metrics_all.txt" | sort -u > "$OUT/l2_bases.txt"
+# L2_PATTERN replaces the pattern (an extended regex over the metric names), for instance
+# '^lrc__[a-z_]*' for the L2 request coalescer's counters, where this ncu has them.
+PATTERN=${L2_PATTERN:-'^lts__t_(sectors|requests)_srcunit_(tex|ltcfabric)[a-z_]*|^lts__t_sectors_(lookup_hit|lookup_miss)\b|^lts__ltcfabric[a-z_]*|^lts__t_sectors\b|^lts__cycles_active\b'}
+grep -oE "$PATTERN" "$OUT/metrics_all.txt" | sort -u > "$OUT/l2_bases.txt"
 M=sm__cycles_elapsed.max,gpu__time_duration.sum,lts__cycles_elapsed.avg.per_second
 while read -r base; do M=$M,$base.sum; done < <(grep -v 'cycles_active' "$OUT/l2_bases.txt")
 grep -q cycles_active "$OUT/l2_bases.txt" && M=$M,lts__cycles_active.avg

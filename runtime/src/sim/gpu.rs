@@ -405,6 +405,9 @@ impl GpuRun<'_> {
         {
             return Err(self.deadlock(&sms[i], resident, env_of(i), now, driver, clusters.as_ref()));
         }
+        for (i, sm) in sms.iter_mut().enumerate().take(traced_sms) {
+            sm.trace_tensor_runs(true, env_of(i));
+        }
         let resident_clusters = clusters.as_ref().map(|c| c.resident);
         Ok(self.report(&sms, &mem, traced_sms, &env_traced, start.elapsed(), resident_clusters))
     }

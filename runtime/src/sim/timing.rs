@@ -97,6 +97,9 @@ pub struct Timing {
     pub mma_kind: MmaKind,
     /// Cycles from a `wgmma` group's issue until its first MMA can start (0 for `tcgen05`).
     pub mma_group_start: u64,
+    /// Cycles between a `wgmma` group's instructions reaching the tensor cores, per column of
+    /// N (0 for `tcgen05`: a group reaches them at once).
+    pub mma_instr_interval_per_column: f64,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -184,6 +187,10 @@ impl Timing {
             mma_group_start: match t.issue {
                 MmaIssue::WarpgroupWgmma { group_start_cycles, .. } => u64::from(group_start_cycles.value),
                 MmaIssue::SingleThreadTcgen05 { .. } => 0,
+            },
+            mma_instr_interval_per_column: match t.issue {
+                MmaIssue::WarpgroupWgmma { instr_interval_per_column, .. } => instr_interval_per_column.value,
+                MmaIssue::SingleThreadTcgen05 { .. } => 0.0,
             },
             mma_tmem_a_fixed: match t.issue {
                 MmaIssue::WarpgroupWgmma { .. } => None,

@@ -181,6 +181,10 @@ impl Machine {
                         49,
                         "measured: one warpgroup looping {wgmma.fence; g wgmma m64nNk16 SS; commit; wait_group 0} takes g N/2 + 101-112 cycles per group (N = 64/128/256, g = 2-8), where the model without a start delay takes g N/2 + 58-64: the mean difference, calibration/results/wgmma_pair/wgmma_pair.csv (H200, item 18)",
                     ),
+                    instr_interval_per_column: Param::new(
+                        0.11,
+                        "measured: from the first wgmma of a group to its commit takes 14 cycles for one instruction and 7 / 12.5 / 28.5 more per further instruction at N = 64 / 128 / 256 (least squares through 0: 0.11 N); with the instructions reaching the tensor cores that far apart, two warpgroups' groups of 4 at N = 256 issued 44 cycles apart run a a b a b a b b (the first group's last MMA behind two of the second's: done 885 cycles after the barrier, 629 when 95 cycles apart), and at N = 64 / 128 or G = 2 not at all, as measured; calibration/results/wgmma_pair/wgmma_pair.csv (H200, item 18, pair table)",
+                    ),
                 },
                 latency: MmaLatencyRule {
                     m: Param::new(64, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),

@@ -278,6 +278,10 @@ pub enum MmaIssue {
         /// `wgmma`) until its first MMA starts on idle tensor cores; hidden when the cores are
         /// still busy with earlier work.
         group_start_cycles: Param<u32>,
+        /// Cycles between one `wgmma` of a group and the next reaching the tensor cores, per
+        /// column of N: groups of two warpgroups issued within this spread of each other
+        /// interleave instruction by instruction.
+        instr_interval_per_column: Param<f64>,
     },
     /// Blackwell `tcgen05.mma`: issued by a single thread on behalf of the CTA; the accumulator
     /// lives in tensor memory and completion is signalled by `tcgen05.commit` to an mbarrier.
@@ -295,10 +299,11 @@ pub enum MmaIssue {
 impl Audit for MmaIssue {
     fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
         match self {
-            MmaIssue::WarpgroupWgmma { warps_per_warpgroup, group_start_cycles } => {
+            MmaIssue::WarpgroupWgmma { warps_per_warpgroup, group_start_cycles, instr_interval_per_column } => {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
                 audit_field(group_start_cycles, "group_start_cycles", path, out);
+                audit_field(instr_interval_per_column, "instr_interval_per_column", path, out);
             }
             MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group, tmem_a_fixed_cycles } => {
                 path.push("tcgen05");

@@ -52,6 +52,7 @@ mod pipes;
 mod scheduler;
 pub(crate) mod shape;
 mod sync;
+mod tensor;
 mod trace;
 mod units;
 mod warp;
@@ -74,7 +75,7 @@ pub(crate) use shape::{BarrierShape, CtaShape, InstanceShape, NamedShape};
 use pipes::SubPartition;
 use shape::WarpOwner;
 use sync::{InstanceSync, MBar, NamedState};
-use units::TensorCores;
+use tensor::TensorCores;
 use warp::{Gate, Warp};
 
 /// A cycle that never comes.

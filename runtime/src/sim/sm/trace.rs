@@ -6,7 +6,7 @@ use crate::report::{Awaited, Flow, Issued, Span, SpanKind, TmaCopy, Track};
 
 use super::super::lower::Instr;
 use super::super::sites::Site;
-use super::{Env, Sm};
+use super::{Env, Sm, ceil};
 
 impl Sm {
     /// Records a span of `site`; returns its index in [`Sm::trace`] if it was recorded (not
@@ -86,9 +86,14 @@ impl Sm {
         }
     }
 
-    /// The tensor cores were busy with an MMA group over `[start, end)`.
-    pub(super) fn trace_tensor(&mut self, kind: SpanKind, start: u64, end: u64, env: &Env<'_>) {
-        self.record(env, Track::TensorCores, kind, Site::NONE, start, end);
+    /// Records the tensor cores' finished runs of MMAs of one group each (every run with
+    /// `all`: the simulation is over). A run is recorded once it can no longer move: a group
+    /// issued later may still run instructions between a planned group's.
+    pub(crate) fn trace_tensor_runs(&mut self, all: bool, env: &Env<'_>) {
+        for run in self.tensor.take_runs(all) {
+            let kind = SpanKind::MmaGroup { instrs: run.instrs, n: run.n, dtype: run.dtype };
+            self.record(env, Track::TensorCores, kind, Site::NONE, ceil(run.start), ceil(run.end));
+        }
     }
 
     /// The TMA unit ran `copy` from `start` (issue) to `end` (landing); returns the span's

@@ -1,80 +1,14 @@
-//! The SM's asynchronous units: the tensor cores (MMA groups, back to back, one server for
-//! the four sub-partitions) and the TMA unit (bulk copies through the memory system). Both
-//! run collective instructions, which fire once the last warp of the instance issues them.
+//! The SM's asynchronous units: the tensor cores (`tensor.rs`) and the TMA unit (bulk copies
+//! through the memory system). Both run collective instructions, which fire once the last
+//! warp of the instance issues them.
 
-use std::collections::VecDeque;
-
-use crate::report::{SpanKind, TmaCopy};
+use crate::report::TmaCopy;
 
 use super::super::lower::Instr;
 use super::super::memory::{Access, MemorySystem};
 use super::super::timing::Timing;
+use super::tensor::{GroupArrival, GroupOwner};
 use super::{Env, EventKind, Sm, ceil};
-
-/// The SM's tensor cores.
-#[derive(Debug, Default)]
-pub(super) struct TensorCores {
-    /// Free from this cycle.
-    free: f64,
-    /// Fractional cycles owed to FMA-pipe interference with RS MMAs.
-    debt: f64,
-    /// `(start, end)` of queued MMAs that read A from registers, oldest first.
-    rs_windows: VecDeque<(f64, f64)>,
-}
-
-impl TensorCores {
-    /// Whether work is queued on the tensor cores at cycle `t`.
-    pub fn busy_at(&self, t: u64) -> bool {
-        (t as f64) < self.free
-    }
-
-    /// Whether an MMA with A in registers occupies the tensor cores at `at`.
-    pub fn rs_running(&mut self, at: f64) -> bool {
-        while self.rs_windows.front().is_some_and(|&(_, end)| end <= at) {
-            self.rs_windows.pop_front();
-        }
-        self.rs_windows.iter().any(|&(start, end)| start <= at && at < end)
-    }
-
-    /// Queues `instrs` MMAs, each occupying the cores `occupancy` cycles and done `latency`
-    /// cycles after it starts, arriving at `t`. Returns when the first starts and when the
-    /// last is done.
-    fn run(&mut self, t: u64, instrs: u32, occupancy: f64, latency: f64, a_in_registers: bool) -> (f64, f64) {
-        let first_start = self.free.max(t as f64);
-        let mut done = first_start;
-        for _ in 0..instrs {
-            let start = self.free.max(t as f64);
-            self.free = start + occupancy;
-            done = start + latency;
-        }
-        if a_in_registers {
-            self.rs_windows.push_back((first_start, self.free));
-        }
-        (first_start, done)
-    }
-
-    /// Adds `cycles` of delay to the work not finished by `at`; returns the whole cycles the
-    /// work shifts now (the fraction is kept for later).
-    fn delay(&mut self, at: u64, cycles: f64) -> Option<f64> {
-        self.debt += cycles;
-        let shift = self.debt.floor();
-        if shift < 1.0 {
-            return None;
-        }
-        self.debt -= shift;
-        self.free += shift;
-        let at_f = at as f64;
-        for w in &mut self.rs_windows {
-            if w.1 > at_f {
-                w.1 += shift;
-                if w.0 > at_f {
-                    w.0 += shift;
-                }
-            }
-        }
-        Some(shift)
-    }
-}
 
 impl Sm {
     /// Delays all tensor-core work not finished by `at` by `cycles` (accumulated until whole).
@@ -94,6 +28,21 @@ impl Sm {
                 }
             }
         }
+    }
+
+    /// An earlier `wgmma` group of `owner` now completes at `done`, behind instructions of a
+    /// group issued after it: its waits see the later time (a warp blocked until the earlier
+    /// one tests again then).
+    fn group_pushed_back(&mut self, owner: GroupOwner, done: f64) {
+        let Some(resident) = self.residents.get_mut(owner.resident as usize) else { return };
+        if resident.generation != owner.generation {
+            return;
+        }
+        let state = &mut resident.instances[owner.instance as usize];
+        if let Some(at) = owner.index.and_then(|i| state.mma_done.get_mut(i as usize)) {
+            *at = (*at).max(ceil(done));
+        }
+        state.mma_tail = state.mma_tail.max(done);
     }
 
     /// A bulk copy moved `bytes` through shared memory at `t`: MMAs running then lose
@@ -145,23 +94,45 @@ impl Sm {
                     _ => timing.mma_latency(n),
                 };
                 let latency = (latency as f64).max(occupancy);
-                // A `wgmma` group reaches the tensor cores `mma_group_start` after its issue.
-                let arrival = if let Instr::Mma { .. } = instr { t + timing.mma_group_start } else { t };
-                let (first_start, done) = self.tensor.run(arrival, instrs, occupancy, latency, a_in_registers);
+                // A `wgmma` group reaches the tensor cores `mma_group_start` after its issue,
+                // one instruction every `mma_instr_interval_per_column` N cycles.
+                let wgmma = matches!(instr, Instr::Mma { .. });
+                let state = &self.residents[resident].instances[instance];
+                let owner = GroupOwner {
+                    resident: resident as u32,
+                    generation: self.residents[resident].generation,
+                    instance: instance as u32,
+                    index: wgmma.then_some(state.mma_done.len() as u32),
+                };
+                let group = GroupArrival {
+                    reach: (t + if wgmma { timing.mma_group_start } else { 0 }) as f64,
+                    interval: if wgmma { timing.mma_instr_interval_per_column * f64::from(n) } else { 0.0 },
+                    instrs,
+                    occupancy,
+                    latency,
+                    a_in_registers,
+                    owner,
+                    n,
+                    dtype,
+                    traced,
+                };
+                let (run, pushed) = self.tensor.run(t as f64, group);
+                for (o, later) in pushed {
+                    self.group_pushed_back(o, later.done);
+                }
                 self.stats.tensor_busy += occupancy * f64::from(instrs);
                 self.stats.mma_fma += fma * u64::from(instrs);
                 let state = &mut self.residents[resident].instances[instance];
-                state.mma_tail = state.mma_tail.max(done);
-                if let Instr::Mma { .. } = instr {
-                    let done = ceil(done);
+                state.mma_tail = state.mma_tail.max(run.done);
+                if wgmma {
+                    let done = ceil(run.done);
                     state.mma_done.push(done);
                     for x in std::mem::take(&mut state.mma_waiters) {
                         self.wake(x as usize, done.max(t));
                     }
                 }
                 if traced {
-                    let kind = SpanKind::MmaGroup { instrs, n, dtype };
-                    self.trace_tensor(kind, ceil(first_start), ceil(self.tensor.free), env);
+                    self.trace_tensor_runs(false, env);
                 }
             }
             Instr::MmaCommit { barrier } => {
