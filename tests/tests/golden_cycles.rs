@@ -12,7 +12,8 @@ use warpspec_examples::gemm_tradeoff::{self, Config, TileShape, Variant};
 
 /// One line that changes whenever any pinned number changes.
 fn fingerprint(r: &SimReport) -> String {
-    let mut s = format!("cycles={} flops={} l2={}/{}", r.cycles, r.mma_flops, r.l2_hits, r.l2_misses);
+    let mut s =
+        format!("cycles={} flops={} l2={}/{}/{}", r.cycles, r.mma_flops, r.l2_hits, r.l2_misses, r.l2_coalesced);
     for role in &r.roles {
         s += &format!(" {}={:?}", role.role, role.cycles.0);
     }

@@ -212,6 +212,9 @@ pub struct SimReport {
     pub l2_hits: u64,
     /// TMA and global loads that missed in L2.
     pub l2_misses: u64,
+    /// TMA loads answered by another load of the same data still in flight (the L2's request
+    /// coalescer), neither hits nor misses.
+    pub l2_coalesced: u64,
     /// Bytes moved per memory level ([`MemoryLevel::ALL`] order; tensor memory only on
     /// machines that have it).
     pub traffic: Vec<LevelTraffic>,

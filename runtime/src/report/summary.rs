@@ -65,9 +65,13 @@ impl fmt::Display for SimReport {
         writeln!(f, "  busy       {}", busy.join("  "))?;
         let loads = self.l2_hits + self.l2_misses;
         let hit_rate = if loads > 0 { self.l2_hits as f64 / loads as f64 } else { 0.0 };
+        let coalesced = match self.l2_coalesced {
+            0 => String::new(),
+            n => format!(", {n} more coalesced with a load in flight"),
+        };
         writeln!(
             f,
-            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads",
+            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads{coalesced}",
             pct(u[Unit::L2]),
             pct(u[Unit::Hbm]),
             pct(hit_rate)

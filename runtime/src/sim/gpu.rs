@@ -561,6 +561,7 @@ impl GpuRun<'_> {
             utilisation,
             l2_hits: mem.hits,
             l2_misses: mem.misses,
+            l2_coalesced: mem.coalesced,
             traffic: MemoryLevel::ALL
                 .into_iter()
                 .filter(|&level| level != MemoryLevel::TensorMemory || t.tmem.is_some())
@@ -568,7 +569,8 @@ impl GpuRun<'_> {
                     level,
                     bytes: match level {
                         MemoryLevel::Shared => sms.iter().map(|s| s.stats.smem_bytes + s.stats.tma_bytes).sum(),
-                        MemoryLevel::L2 => mem.l2.bytes,
+                        // Between the SMs and the L2, coalesced answers included.
+                        MemoryLevel::L2 => mem.l2.bytes + mem.coalesced_bytes,
                         MemoryLevel::Hbm => mem.hbm.bytes,
                         MemoryLevel::TensorMemory => sms.iter().map(|s| s.stats.tmem_bytes).sum(),
                     },

@@ -290,6 +290,10 @@ impl Machine {
                     2.83,
                     "measured: all 132 SMs storing 128 x 256 f32 tiles as wgmma fragments (8-byte stores, 32 bytes per line) back to back, 10.9 B/clk per SM at 1.975 GHz, 2.83 TB/s (by the events 2.81 into an 8192 x 8192 f32 output, 2.85 into an 8 MB L2-resident one), calibration/README.md Item 17 (H200, same GH100 L2)",
                 ),
+                request_coalescing: Param::new(
+                    false,
+                    "off: the rule in sim/memory.rs (a load coalesces while another for the same tile waits for the slices; the SMs' shares grow by bytes delivered per byte served) over-coalesces 128x128 tiles, so the validation with it on (calibration/validate/model_clock_coalescing.csv, docs/validation.md) is better held out on time and worse on cycles and clocks. The coalescer itself is measured: Nsight Compute's L2 request coalescer counters for ws_gemm 128x128 with 3 and 4 stages and 128x256 with 4 at 8192^3: of the 537 / 537 / 403 M sectors the TMA loads ask for (all coalescable), the hardware coalesced 86.6 / 116.1 / 41.8 M (16.1 / 21.6 / 10.4%) and the L2 slices saw the rest (449 / 420 / 365 M read sectors from the SMs), calibration/results/l2_coalescer/ (H200, same GH100 L2)",
+                ),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),
