@@ -118,14 +118,14 @@ impl TensorCores {
             self.note_run(&p);
         }
         let keep = self.plan.iter().position(|p| p.reach > g.reach).unwrap_or(self.plan.len());
-        let later: Vec<Planned> = self.plan.drain(keep..).collect();
-        if !later.is_empty() {
+        let mut queued: Vec<Planned> = self.plan.drain(keep..).collect();
+        if !queued.is_empty() {
             self.free = self.plan.back().map_or(self.retired_end, |p| p.end);
         }
-        let moved: Vec<(u64, GroupOwner)> = dedup(later.iter().map(|p| (p.group, p.owner)));
+        let moved: Vec<(u64, GroupOwner)> = dedup(queued.iter().map(|p| (p.group, p.owner)));
         let group = self.groups;
         self.groups += 1;
-        let mut arriving = (0..g.instrs).map(|i| Planned {
+        queued.extend((0..g.instrs).map(|i| Planned {
             reach: g.reach + f64::from(i) * g.interval,
             start: 0.0,
             end: 0.0,
@@ -138,21 +138,10 @@ impl TensorCores {
             dtype: g.dtype,
             traced: g.traced,
             group,
-        });
-        let mut later = later.into_iter().peekable();
-        let mut next = arriving.next();
-        loop {
-            // In order of reaching the cores; the earlier group first on a tie.
-            let p = match (later.peek(), next) {
-                (Some(l), Some(a)) if a.reach < l.reach => next.take(),
-                (Some(_), _) => later.next(),
-                (None, Some(_)) => next.take(),
-                (None, None) => break,
-            };
-            let Some(mut p) = p else { continue };
-            if next.is_none() {
-                next = arriving.next();
-            }
+        }));
+        // In order of reaching the cores; the stable sort keeps the earlier group first on a tie.
+        queued.sort_by(|a, b| a.reach.total_cmp(&b.reach));
+        for mut p in queued {
             p.start = self.free.max(p.reach);
             p.end = p.start + p.occupancy;
             p.done = p.start + p.latency;
