@@ -36,6 +36,16 @@ KERNELS = [
         ("TMA issue, 5 boxes", 0x3050, 0x3570),
         ("loop tail", 0x3570, 0x3600),
     ]),
+    (57, "flat_128x256_p4, v2 (8192^3)", 8, [
+        ("loop head, full-stage wait", 0x11C0, 0x1320),
+        ("wgmma issue (2 HGMMA)", 0x1320, 0x1530),
+        ("wgmma.wait_group 1", 0x1530, 0x1540),
+        ("release", 0x1540, 0x1600),
+        ("bar.sync, loader test", 0x1600, 0x1660),
+        ("acquire (empty-stage wait)", 0x1660, 0x17B0),
+        ("TMA issue, 5 boxes", 0x17B0, 0x1CC0),
+        ("loop tail (stage, phase, k)", 0x1CC0, 0x1D50),
+    ]),
     (55, "ws_128x256_p4 (8192^3)", 9, [
         ("consumer: full-stage wait", 0x09D0, 0x0A40),
         ("consumer: wgmma issue", 0x0A40, 0x0D00),

@@ -74,10 +74,10 @@ enum Command {
         /// without a row there run at the top clock under load.
         #[arg(long)]
         clocks_from: Option<PathBuf>,
-        /// Predict with the L2's request coalescer on (`l2.request_coalescing`, off in the
-        /// H200's description): what the model gives with it, for comparison.
+        /// Predict with this L2 request coalescer window in cycles in place of the H200's
+        /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
         #[arg(long)]
-        l2_coalescing: bool,
+        l2_coalescing_window: Option<u32>,
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
@@ -182,7 +182,7 @@ fn run(args: Args) -> Result<(), String> {
             no_model,
             resimulate,
             clocks_from,
-            l2_coalescing,
+            l2_coalescing_window,
             profile,
             gpu,
             sustained_s,
@@ -199,7 +199,7 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     None => std::collections::HashMap::new(),
                 };
-                predict_all(&configs, &model_out, resimulate, &clocks, l2_coalescing)?;
+                predict_all(&configs, &model_out, resimulate, &clocks, l2_coalescing_window)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
@@ -245,11 +245,13 @@ fn predict_all(
     out: &Path,
     resimulate: bool,
     clocks: &std::collections::HashMap<usize, f64>,
-    l2_coalescing: bool,
+    l2_coalescing_window: Option<u32>,
 ) -> Result<(), String> {
     use std::io::Write;
     let mut machine = Machine::h200();
-    machine.l2.request_coalescing.value |= l2_coalescing;
+    if let Some(window) = l2_coalescing_window {
+        machine.l2.coalescing_window_cycles.value = window;
+    }
     let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     writeln!(file, "id,{}", model::HEADER).map_err(|e| format!("{}: {e}", out.display()))?;
     let file = std::sync::Mutex::new(file);

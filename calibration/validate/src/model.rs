@@ -32,12 +32,15 @@ pub struct Prediction {
     pub tensor_util: f64,
     /// Counts of the burst run.
     pub activity: Activity,
+    /// Share of the bytes the SMs loaded from L2 in the burst run that the L2's request
+    /// coalescer answered with another load's data.
+    pub l2_coalesced_share: f64,
     /// Host seconds the runs took.
     pub host_s: f64,
 }
 
 /// Columns of [`Prediction::row`].
-pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_top_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_host_s,model_error";
+pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_top_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_l2_coalesced,model_host_s,model_error";
 
 impl Prediction {
     /// One CSV fragment (no id), `flops` per launch for TFLOP/s.
@@ -45,7 +48,7 @@ impl Prediction {
         let tflops = |ms: f64| flops / (ms * 1e-3) / 1e12;
         let a = &self.activity;
         format!(
-            "{},{:.4},{:.5},{:.1},{},{:.4},{:.5},{:.1},{:.1},{:.4},{:.4e},{:.4e},{:.4e},{:.4e},{:.2},",
+            "{},{:.4},{:.5},{:.1},{},{:.4},{:.5},{:.1},{:.1},{:.4},{:.4e},{:.4e},{:.4e},{:.4e},{:.4},{:.2},",
             self.burst_cycles,
             self.burst_ghz,
             self.burst_ms,
@@ -60,6 +63,7 @@ impl Prediction {
             a.instructions,
             a.l2_bytes,
             a.hbm_bytes,
+            self.l2_coalesced_share,
             self.host_s
         )
     }
@@ -105,6 +109,10 @@ impl Launch for ModelLaunch<'_> {
             power_at_top_w,
             tensor_util: burst.utilisation[warpspec::report::Unit::TensorCores],
             activity: Activity::of(self.machine, &burst),
+            l2_coalesced_share: {
+                let l2 = burst.traffic.iter().find(|t| t.level == warpspec::report::MemoryLevel::L2);
+                l2.map_or(0.0, |t| burst.l2_coalesced_bytes as f64 / t.bytes.max(1) as f64)
+            },
             host_s: start.elapsed().as_secs_f64(),
         })
     }

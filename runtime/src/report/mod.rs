@@ -215,6 +215,8 @@ pub struct SimReport {
     /// TMA loads answered by another load of the same data still in flight (the L2's request
     /// coalescer), neither hits nor misses.
     pub l2_coalesced: u64,
+    /// Bytes of those coalesced loads.
+    pub l2_coalesced_bytes: u64,
     /// Bytes moved per memory level ([`MemoryLevel::ALL`] order; tensor memory only on
     /// machines that have it).
     pub traffic: Vec<LevelTraffic>,

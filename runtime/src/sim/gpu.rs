@@ -562,6 +562,7 @@ impl GpuRun<'_> {
             l2_hits: mem.hits,
             l2_misses: mem.misses,
             l2_coalesced: mem.coalesced,
+            l2_coalesced_bytes: mem.coalesced_bytes,
             traffic: MemoryLevel::ALL
                 .into_iter()
                 .filter(|&level| level != MemoryLevel::TensorMemory || t.tmem.is_some())

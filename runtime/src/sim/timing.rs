@@ -127,9 +127,9 @@ pub struct Timing {
     pub l2_latency_spread: Spread,
     /// L2 capacity, bytes.
     pub l2_bytes: u64,
-    /// Whether a TMA load of data another request still has in flight is answered with that
-    /// request's data (`l2.request_coalescing`).
-    pub l2_request_coalescing: bool,
+    /// Cycles within which a TMA load of a tile another SM's load asked for is answered with
+    /// that load's data (`l2.coalescing_window_cycles`; 0: never).
+    pub l2_coalescing_window: f64,
     /// HBM bytes per cycle, whole GPU.
     pub hbm_bytes_per_clk: f64,
     /// HBM (L2 miss) latency, cycles (the median).
@@ -215,7 +215,7 @@ impl Timing {
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
             l2_latency_spread: machine.l2.hit_latency_spread.value,
             l2_bytes: machine.l2.size_bytes.value,
-            l2_request_coalescing: machine.l2.request_coalescing.value,
+            l2_coalescing_window: f64::from(machine.l2.coalescing_window_cycles.value),
             hbm_bytes_per_clk: per_clk(machine.hbm.bandwidth_tb_s.value).max(1.0),
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
             hbm_latency_spread: machine.hbm.latency_spread.value,

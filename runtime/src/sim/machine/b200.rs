@@ -230,8 +230,8 @@ impl Machine {
                 bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
                 write_bandwidth_tb_s: Param::new(4.72, src::ASSUMED_HOPPER),
                 sector_write_bandwidth_tb_s: Param::new(2.83, src::ASSUMED_HOPPER),
-                request_coalescing: Param::new(
-                    false,
+                coalescing_window_cycles: Param::new(
+                    0,
                     "not measured on a B200: no request merged, as before the H200's counters showed the coalescer",
                 ),
             },

@@ -290,9 +290,9 @@ impl Machine {
                     2.83,
                     "measured: all 132 SMs storing 128 x 256 f32 tiles as wgmma fragments (8-byte stores, 32 bytes per line) back to back, 10.9 B/clk per SM at 1.975 GHz, 2.83 TB/s (by the events 2.81 into an 8192 x 8192 f32 output, 2.85 into an 8 MB L2-resident one), calibration/README.md Item 17 (H200, same GH100 L2)",
                 ),
-                request_coalescing: Param::new(
-                    false,
-                    "off: the rule in sim/memory.rs (a load coalesces while another for the same tile waits for the slices; the SMs' shares grow by bytes delivered per byte served) over-coalesces 128x128 tiles, so the validation with it on (calibration/validate/model_clock_coalescing.csv, docs/validation.md) is better held out on time and worse on cycles and clocks. The coalescer itself is measured: Nsight Compute's L2 request coalescer counters for ws_gemm 128x128 with 3 and 4 stages and 128x256 with 4 at 8192^3: of the 537 / 537 / 403 M sectors the TMA loads ask for (all coalescable), the hardware coalesced 86.6 / 116.1 / 41.8 M (16.1 / 21.6 / 10.4%) and the L2 slices saw the rest (449 / 420 / 365 M read sectors from the SMs), calibration/results/l2_coalescer/ (H200, same GH100 L2)",
+                coalescing_window_cycles: Param::new(
+                    11,
+                    "fitted on the calibration set's coalescer counters (H200, same GH100 L2): Nsight Compute's L2 request coalescer merged 13.9 / 16.1 / 21.6 / 15.3% of the TMA loads' read sectors in ws_gemm 128x128 with 2 / 3 / 4 / 6 stages, 15.4 / 14.2 / 10.4% at 128x256 with 2 / 3 / 4 and 12.7 / 19.9% at 256x128 with 2 / 4 (8192^3; calibration/results/l2_coalescer/); the model's windows of 4 / 8 / 16 / 32 / 64 cycles merge 6.9 / 11.6 / 18.3 / 27.6 / 36.0% on average (the H200 15.5%), and 11 cycles is the least-squares window (4.8 points RMS; the sweep: calibration/results/l2_coalescer/window_sweep.txt). A window, not a queue: the share does not grow with the ring's depth, as merging only loads queued behind the slices did (3% at 2 stages, 29% at 6)",
                 ),
             },
             hbm: Hbm {

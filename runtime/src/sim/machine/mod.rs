@@ -462,10 +462,11 @@ parameters! {
         /// Aggregate bandwidth of warp stores from all SMs into L2, 32 bytes per line (a
         /// fragment's column pairs), in TB/s.
         pub sector_write_bandwidth_tb_s: Param<f64>,
-        /// Whether the L2's request coalescer answers a TMA load of data that another request
-        /// still in flight (sent, its data not yet back) asks for with that request's data,
-        /// so that only the first reaches the L2's slices and counts against their bandwidth.
-        pub request_coalescing: Param<bool>,
+        /// The L2 request coalescer's window, in cycles: a TMA load of a tile that another
+        /// SM's load asked the L2 for at most this long before (or after) is answered with
+        /// that load's data, so that only the first reaches the L2's slices and counts
+        /// against their bandwidth. 0: no coalescer.
+        pub coalescing_window_cycles: Param<u32>,
     }
 }
 
