@@ -20,6 +20,8 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 # Base names: the L2's sectors and requests by source unit, hits and misses, the fabric.
 # L2_PATTERN replaces the pattern (an extended regex over the metric names), for instance
 # '^lrc__[a-z_]*' for the L2 request coalescer's counters, where this ncu has them.
+# L2_KERNELS replaces the regex of the kernel names profiled (default: the GEMMs), for
+# instance '^(fa3_|flat_|cluster_)' with attention and cluster configurations.
 PATTERN=${L2_PATTERN:-'^lts__t_(sectors|requests)_srcunit_(tex|ltcfabric)[a-z_]*|^lts__t_sectors_(lookup_hit|lookup_miss)\b|^lts__ltcfabric[a-z_]*|^lts__t_sectors\b|^lts__cycles_active\b'}
 grep -oE "$PATTERN" "$OUT/metrics_all.txt" | sort -u > "$OUT/l2_bases.txt"
 M=sm__cycles_elapsed.max,gpu__time_duration.sum,lts__cycles_elapsed.avg.per_second
@@ -27,7 +29,7 @@ while read -r base; do M=$M,$base.sum; done < <(grep -v 'cycles_active' "$OUT/l2
 grep -q cycles_active "$OUT/l2_bases.txt" && M=$M,lts__cycles_active.avg
 echo "$M" | tr ',' '\n' > "$OUT/l2_metrics.txt"
 for id in ${IDS:?IDS: the configuration ids to profile}; do
-    timeout "${L2_TIMEOUT:-120}" "$NCU" --kernel-name 'regex:^(ws_|flat_)' --launch-count 1 --clock-control none \
+    timeout "${L2_TIMEOUT:-120}" "$NCU" --kernel-name "regex:${L2_KERNELS:-^(ws_|flat_)}" --launch-count 1 --clock-control none \
         --metrics "$M" --csv --log-file "$OUT/l2_$id.csv" \
         "$HERE/validate" run --no-model --profile --split "$HERE/split.csv" --gpu "$OUT/run_$id" --ids "$id" \
         > "$OUT/l2_$id.log" 2>&1
