@@ -46,6 +46,17 @@ KERNELS = [
         ("TMA issue, 5 boxes", 0x17B0, 0x1CC0),
         ("loop tail (stage, phase, k)", 0x1CC0, 0x1D50),
     ]),
+    # The attention kernels at b8 h16 s2048 d128 (held out): the non-specialized worker's
+    # loader (2 warpgroups) and FA3's producer warpgroup (all 4 warps run its loop, one
+    # issues), from the acquire's return to the expect_tx arrive of a K or a V load.
+    (129, "flat_bf16_d128 (b8 h16 s2048)", 8, [
+        ("loader: K, TMA issue, 2 boxes", 0x2470, 0x26A0),
+        ("loader: V, TMA issue, 2 boxes", 0x6420, 0x6660),
+    ]),
+    (125, "fa3_bf16_d128 (b8 h16 s2048)", 12, [
+        ("producer: K, TMA issue, 2 boxes", 0x10EB0, 0x110F0),
+        ("producer: V, TMA issue, 2 boxes", 0x11240, 0x11450),
+    ]),
     (55, "ws_128x256_p4 (8192^3)", 9, [
         ("consumer: full-stage wait", 0x09D0, 0x0A40),
         ("consumer: wgmma issue", 0x0A40, 0x0D00),

@@ -7,7 +7,7 @@ use std::task::Poll;
 
 use crate::dsl::{Backend, Event, Fault, KernelSpec, Op, Wait, Who};
 
-use super::lower::{Instr, Unsupported, lower};
+use super::lower::{Instr, Issuer, Unsupported, lower};
 use super::reuse::CastOrder;
 use super::sites::{Queued, SiteKind, SiteTable};
 use super::timing::Timing;
@@ -101,11 +101,10 @@ impl Backend for SimBackend<'_> {
             self.fault(who, Fault { message: format!("a {what} with CTA mask {mask:#06b} {problem}"), location });
             return;
         }
-        let threads =
-            self.spec.roles.get(who.role as usize).map_or(self.timing.warp_size, |r| r.threads_per_instance());
+        let issuer = self.spec.roles.get(who.role as usize).map_or(Issuer::uniform(self.timing.warp_size), Issuer::of);
         let mut lowered = self.lowered.borrow_mut();
         lowered.clear();
-        if let Err(e) = lower(&op, threads, self.timing, &mut lowered)
+        if let Err(e) = lower(&op, issuer, self.timing, &mut lowered)
             && self.unsupported.get().is_none()
         {
             self.unsupported.set(Some((who, e)));

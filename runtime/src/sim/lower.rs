@@ -19,7 +19,7 @@
 //! schedules a fragment-wide operation). Control instructions (arrive, TMA issue, waits,
 //! `wgmma` with both operands in shared memory) depend on no register result.
 
-use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, Wait};
+use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, RoleSpec, Wait};
 use crate::gpu::codegen::TileLayout;
 
 use super::timing::{ExecPipe, MmaKind, Timing};
@@ -76,19 +76,69 @@ const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 /// of the issuing thread and the predicate bookkeeping around `UTMALDG`. In the SASS of the
 /// generated GEMMs (sm_90a, `calibration/sass/README.md`, "TMA issue and global stores"):
 /// 71 instructions from the empty-stage wait to the `expect_tx` arrive for 5 boxes in the
-/// producer of `ws_128x256_p4`, 82 in the loader path of `flat_128x256_p4`; 12 to 19
-/// between consecutive `UTMALDG`. Nsight Compute's stall sampling of both at 8192^3 (H200,
-/// `calibration/results/validate_stalls/regions.txt`) puts 270 and 428 cycles on that path
-/// per k-step of 5 boxes (3.8 and 5.2 cycles per instruction), 54 and 86 per box: 14
-/// dependent instructions at the ALU's 4-cycle latency are 56.
+/// producer of `ws_128x256_p4`; 10 between consecutive `UTMALDG`. Nsight Compute's stall
+/// sampling at 8192^3 (H200, `calibration/results/validate_stalls/regions.txt`) puts 270
+/// cycles on that path per k-step of 5 boxes (3.8 cycles per instruction), 54 per box: 14
+/// dependent instructions at the ALU's 4-cycle latency are 56. For copies whose operands
+/// live on the uniform datapath ([`CopyOperands::Uniform`]).
 pub const TMA_ISSUE_INSTRS_PER_BOX: u32 = 14;
+
+/// As [`TMA_ISSUE_INSTRS_PER_BOX`], for copies whose operands live in per-thread registers
+/// ([`CopyOperands::PerThread`]): between consecutive `UTMALDG` of the loader path of
+/// `flat_128x256_p4` sit 12 instructions, 3 of them `R2UR` (an ordinary register moved to
+/// a uniform one) inside the `ELECT` loop, with the address arithmetic on the vector ALU
+/// (`calibration/sass/README.md`, "TMA issue and global stores"). The stall sampling of the
+/// same kernel puts 428 cycles on 5 boxes for v1 (#56, calibration set), 86 per box: a chain
+/// of 22 instructions at the ALU's latency (88; v2, #57, also calibration: 94). The count
+/// stands for the chain's length in cycles (the `R2UR` moves' latency), not for issue slots.
+pub const TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD: u32 = 22;
+
+/// Where the generated code keeps the operands of the copies a role issues (the tensor map,
+/// the coordinates, the shared-memory address and the barrier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyOperands {
+    /// On the uniform datapath: a role of one instance runs its copies on values every
+    /// thread of the warp holds alike (loop counters, block indices), which ptxas keeps in
+    /// uniform registers.
+    Uniform,
+    /// In per-thread registers: a role of several instances picks the instance that loads by
+    /// the thread index, so the ring state that instance updates is per-thread to ptxas, and
+    /// each copy moves it to uniform registers first (`R2UR`).
+    PerThread,
+}
+
+/// What the lowering needs of the role instance that issues an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Issuer {
+    /// Threads of one instance.
+    pub threads: u32,
+    /// Where the instance's copy operands live.
+    pub copies: CopyOperands,
+}
+
+impl Issuer {
+    /// An instance of `role`.
+    pub fn of(role: &RoleSpec) -> Self {
+        let copies = if role.instances > 1 { CopyOperands::PerThread } else { CopyOperands::Uniform };
+        Issuer { threads: role.threads_per_instance(), copies }
+    }
+
+    /// An instance of `threads` threads whose copy operands are uniform.
+    pub fn uniform(threads: u32) -> Self {
+        Issuer { threads, copies: CopyOperands::Uniform }
+    }
+}
 
 /// The dependent instructions that issue the TMA boxes of a `rows x cols` tile of `bytes`:
 /// one box per column panel of the tile's layout in the generated code ([`TileLayout`]).
-fn tma_issue(bytes: u32, rows: u32, cols: u32, out: &mut Vec<Instr>) {
+fn tma_issue(bytes: u32, rows: u32, cols: u32, copies: CopyOperands, out: &mut Vec<Instr>) {
     let elem_bytes = (bytes / (rows * cols).max(1)).max(1);
     let boxes = TileLayout::of(cols, elem_bytes).panels;
-    exec(ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX * boxes, Dep::Chain, out);
+    let per_box = match copies {
+        CopyOperands::Uniform => TMA_ISSUE_INSTRS_PER_BOX,
+        CopyOperands::PerThread => TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD,
+    };
+    exec(ExecPipe::Alu, per_box * boxes, Dep::Chain, out);
 }
 
 /// Instructions per stored column pair of `store_global` besides the store itself: the row
@@ -408,8 +458,10 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   holding the sub-partition's tensor-memory port for its bytes at
 ///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
 /// - [`Op::TmaLoad`] of a `rows x cols` tile: [`TMA_ISSUE_INSTRS_PER_BOX`] dependent ALU
-///   instructions per 128-byte-wide column panel (the boxes the generated code issues),
-///   then one issue cycle, one effect per instance (one elected thread acts).
+///   instructions per 128-byte-wide column panel (the boxes the generated code issues;
+///   [`TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD`] where the issuer's copy operands are
+///   per-thread, [`CopyOperands`]), then one issue cycle, one effect per instance (one
+///   elected thread acts).
 /// - [`Op::TmaLoadMulticast`]: as [`Op::TmaLoad`], its effect delivered to every CTA of the
 ///   mask (`sim/sm/cluster.rs`).
 /// - [`Op::TmaStore`] of a `rows x cols` tile: as [`Op::TmaLoad`], the issue chain of each of
@@ -420,7 +472,8 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   instruction first ([`FRAGMENT_STORE_EVIDENCE`]).
 /// - [`Op::Arrive`], [`Op::ClusterArrive`]: one issue cycle, one effect per instance.
 /// - [`Op::NamedArrive`]: one `bar.arrive` per warp, each counting the warp's 32 threads.
-pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
+pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> Result<(), Unsupported> {
+    let threads = issuer.threads;
     let warp_size = timing.warp_size;
     let native = |m: u32, n: u32, k: u32, dtype: DType| {
         let rule = &timing.mma_rule;
@@ -548,16 +601,16 @@ pub fn lower(op: &Op, threads: u32, timing: &Timing, out: &mut Vec<Instr>) -> Re
             }
         }
         Op::TmaLoad { slot, bytes, rows, cols, src } => {
-            tma_issue(bytes, rows, cols, out);
+            tma_issue(bytes, rows, cols, issuer.copies, out);
             out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) })
         }
         Op::TmaLoadMulticast { slot, bytes, rows, cols, src, mask } => {
-            tma_issue(bytes, rows, cols, out);
+            tma_issue(bytes, rows, cols, issuer.copies, out);
             out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
         }
         Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),
         Op::TmaStore { bytes, rows, cols, dst } => {
-            tma_issue(bytes, rows, cols, out);
+            tma_issue(bytes, rows, cols, issuer.copies, out);
             out.push(Instr::TmaStore { bytes, dst: Some(dst) })
         }
         Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
@@ -574,7 +627,7 @@ mod tests {
     fn lowered(op: Op, threads: u32) -> Vec<Instr> {
         let timing = Timing::new(&Machine::h100_sxm(), 1.83);
         let mut out = Vec::new();
-        assert_eq!(lower(&op, threads, &timing, &mut out), Ok(()));
+        assert_eq!(lower(&op, Issuer::uniform(threads), &timing, &mut out), Ok(()));
         out
     }
 
@@ -629,7 +682,7 @@ mod tests {
         let blackwell = Timing::new(&Machine::b200(), 1.856);
         let lower_on = |op: Op| {
             let mut out = Vec::new();
-            assert_eq!(lower(&op, 128, &blackwell, &mut out), Ok(()));
+            assert_eq!(lower(&op, Issuer::uniform(128), &blackwell, &mut out), Ok(()));
             out
         };
         let fma = lower_on(Op::Math { kind: MathKind::Fma, rows: 128, cols: 128 });
@@ -670,6 +723,17 @@ mod tests {
         }
         let half = Op::TmaLoadMulticast { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src, mask: 0b11 };
         assert_eq!(lowered(half, 32)[0], chain);
+        // The loader instance of a role with two warpgroups keeps the copy's operands in
+        // per-thread registers: a longer chain per box, the same copy.
+        let worker = RoleSpec { name: "worker", instances: 2, warps_per_instance: 4, regs: 240 };
+        let producer = RoleSpec { name: "producer", instances: 1, warps_per_instance: 4, regs: 24 };
+        assert_eq!(Issuer::of(&producer), Issuer::uniform(128));
+        let timing = Timing::new(&Machine::h100_sxm(), 1.83);
+        let mut out = Vec::new();
+        let op = Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src };
+        assert_eq!(lower(&op, Issuer::of(&worker), &timing, &mut out), Ok(()));
+        assert_eq!(out[0].issues(), 4 * TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD);
+        assert_eq!(out[1], b[1]);
     }
 
     #[test]
@@ -719,15 +783,15 @@ mod tests {
     fn tcgen05_ops_need_a_blackwell_machine() {
         let hopper = Timing::new(&Machine::h100_sxm(), 1.83);
         let umma = Op::Umma { m: 128, n: 256, k: 64, dtype: DType::Bf16, a_in_tmem: false };
-        assert!(lower(&umma, 32, &hopper, &mut Vec::new()).is_err());
+        assert!(lower(&umma, Issuer::uniform(32), &hopper, &mut Vec::new()).is_err());
         let blackwell = Timing::new(&Machine::b200(), 1.856);
         let mut out = Vec::new();
-        assert_eq!(lower(&umma, 32, &blackwell, &mut out), Ok(()));
+        assert_eq!(lower(&umma, Issuer::uniform(32), &blackwell, &mut out), Ok(()));
         assert_eq!(out, [Instr::Umma { instrs: 4, fma: 128 * 256 * 16, n: 256, dtype: DType::Bf16, a_in_tmem: false }]);
         let wgmma = Op::Mma { m: 64, n: 256, k: 16, dtype: DType::Bf16, a_in_registers: false };
-        assert!(lower(&wgmma, 128, &blackwell, &mut Vec::new()).is_err());
+        assert!(lower(&wgmma, Issuer::uniform(128), &blackwell, &mut Vec::new()).is_err());
         out.clear();
-        assert_eq!(lower(&Op::TmemLoad { bytes: 128 * 128 * 4 }, 128, &blackwell, &mut out), Ok(()));
+        assert_eq!(lower(&Op::TmemLoad { bytes: 128 * 128 * 4 }, Issuer::uniform(128), &blackwell, &mut out), Ok(()));
         assert_eq!(out, [Instr::Tmem { count: 4, bytes: 4096, load: true }]);
     }
 }
