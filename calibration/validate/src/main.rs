@@ -78,6 +78,12 @@ enum Command {
         /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
         #[arg(long)]
         l2_coalescing_window: Option<u32>,
+        /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
+        /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
+        /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
+        /// directory, to set beside Nsight Compute's stall sampling of the same kernel.
+        #[arg(long)]
+        reports: Option<PathBuf>,
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
@@ -183,6 +189,7 @@ fn run(args: Args) -> Result<(), String> {
             resimulate,
             clocks_from,
             l2_coalescing_window,
+            reports,
             profile,
             gpu,
             sustained_s,
@@ -199,7 +206,8 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     None => std::collections::HashMap::new(),
                 };
-                predict_all(&configs, &model_out, resimulate, &clocks, l2_coalescing_window)?;
+                let how = model::How { resimulate, reports: reports.as_deref() };
+                predict_all(&configs, &model_out, how, &clocks, l2_coalescing_window)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
@@ -243,7 +251,7 @@ fn run(args: Args) -> Result<(), String> {
 fn predict_all(
     configs: &[Config],
     out: &Path,
-    resimulate: bool,
+    how: model::How<'_>,
     clocks: &std::collections::HashMap<usize, f64>,
     l2_coalescing_window: Option<u32>,
 ) -> Result<(), String> {
@@ -252,12 +260,15 @@ fn predict_all(
     if let Some(window) = l2_coalescing_window {
         machine.l2.coalescing_window_cycles.value = window;
     }
+    if let Some(dir) = how.reports {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     let mut file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     writeln!(file, "id,{}", model::HEADER).map_err(|e| format!("{}: {e}", out.display()))?;
     let file = std::sync::Mutex::new(file);
     let done = std::sync::atomic::AtomicUsize::new(0);
     configs.par_iter().for_each(|c| {
-        let row = match model::predict(c, &machine, resimulate, clocks.get(&c.id).copied()) {
+        let row = match model::predict(c, &machine, how, clocks.get(&c.id).copied()) {
             Ok(p) => {
                 eprintln!(
                     "  [{}/{}] {c}: burst {:.4} ms, sustained {:.4} ms at {:.3} GHz ({:.1} s)",

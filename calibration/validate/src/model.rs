@@ -2,9 +2,11 @@
 //! sustained run (the clock at the power limit), with the activity counts the power model
 //! reads.
 
+use std::path::Path;
 use warpspec::dsl::{Global, Kernel};
 use warpspec::sim::clock::{self, Activity, simulate_clocked};
-use warpspec::sim::{Machine, SimOptions, kernel_occupancy, simulate};
+
+use warpspec::sim::{Machine, SimOptions, TraceOptions, kernel_occupancy, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;
 
@@ -75,10 +77,21 @@ impl Prediction {
     }
 }
 
+/// How to run the model for a configuration.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct How<'a> {
+    /// Run again at the predicted burst and sustained clocks (`predict`).
+    pub resimulate: bool,
+    /// Write the burst run's report (`ID.txt`) and timeline (`ID.json`) here.
+    pub reports: Option<&'a Path>,
+}
+
 struct ModelLaunch<'a> {
     machine: &'a Machine,
     opts: &'a SimOptions,
     resimulate: bool,
+    /// Where to write the burst run's report and timeline, and the configuration's id.
+    reports: Option<(&'a Path, usize)>,
     /// The clock to run at (else the top clock under load).
     clock_ghz: Option<f64>,
 }
@@ -99,6 +112,14 @@ impl Launch for ModelLaunch<'_> {
             let figures = clock::figures(self.machine, &burst);
             (burst.clone(), figures.burst.clock_ghz, burst, figures.sustained.clock_ghz, figures.power_at_top_w)
         };
+        if let Some((dir, id)) = self.reports {
+            let text = dir.join(format!("{id}.txt"));
+            std::fs::write(&text, format!("{burst}")).map_err(|e| format!("{}: {e}", text.display()))?;
+            if let Some(trace) = &burst.trace {
+                let json = dir.join(format!("{id}.json"));
+                trace.write(&json).map_err(|e| format!("{}: {e}", json.display()))?;
+            }
+        }
         Ok(Prediction {
             burst_cycles: burst.cycles,
             burst_ghz,
@@ -129,19 +150,18 @@ impl Launch for ModelLaunch<'_> {
 ///
 /// The kernel runs once at the top clock under load (`power.loaded_max_ghz`); the burst and
 /// sustained figures are its cycles at the burst and sustained clocks the power model gives
-/// for its activity. With `resimulate`, the kernel is run again at each of those clocks
+/// for its activity. With `how.resimulate`, the kernel is run again at each of those clocks
 /// (`sim::clock::simulate_clocked`: more bytes per cycle from L2 and HBM at a lower SM
 /// clock), at up to three times the host time. Without it, `clock_ghz` (the burst clock
 /// predicted from an earlier run's counts, which do not depend on the clock) is the clock of
 /// the one run instead of the top clock.
-pub fn predict(
-    config: &Config,
-    machine: &Machine,
-    resimulate: bool,
-    clock_ghz: Option<f64>,
-) -> Result<Prediction, String> {
-    let opts = SimOptions::default();
-    let mut launch = ModelLaunch { machine, opts: &opts, resimulate, clock_ghz };
+pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
+    let opts = match how.reports {
+        Some(_) => SimOptions::default().with_trace(TraceOptions::default()),
+        None => SimOptions::default(),
+    };
+    let reports = how.reports.map(|dir| (dir, config.id));
+    let mut launch = ModelLaunch { machine, opts: &opts, resimulate: how.resimulate, reports, clock_ghz };
     match &config.work {
         Work::Gemm { m, n, k, .. } => {
             let t = GemmTensors {
