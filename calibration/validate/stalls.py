@@ -24,6 +24,16 @@ SMS = 132
 
 # (configuration id, kernel, live warps per CTA, regions as (name, first offset, end offset
 # [, passes when not the executions of its most-executed instruction]))
+# ws_gemm_128x128_p2's regions (one CUBIN for every shape).
+WS_128X128_P2 = [
+    ("consumer: full-stage wait", 0x06E0, 0x0730),
+    ("consumer: wgmma issue (4 HGMMA)", 0x0730, 0x0C20),
+    ("consumer: wgmma.wait_group 0", 0x0C20, 0x0C30),
+    ("consumer: release, loop", 0x0C30, 0x0D60),
+    ("producer: empty-stage wait", 0x4210, 0x4230),
+    ("producer: TMA issue, 3 boxes", 0x4230, 0x4560),
+]
+
 KERNELS = [
     (56, "flat_128x256_p4, v1 (8192^3)", 8, [
         ("loop head", 0x2A50, 0x2AB0),
@@ -36,22 +46,8 @@ KERNELS = [
         ("TMA issue, 5 boxes", 0x3050, 0x3570),
         ("loop tail", 0x3570, 0x3600),
     ]),
-    (0, "ws_gemm_128x128_p2 (8192^3)", 9, [
-        ("consumer: full-stage wait", 0x06E0, 0x0730),
-        ("consumer: wgmma issue (4 HGMMA)", 0x0730, 0x0C20),
-        ("consumer: wgmma.wait_group 0", 0x0C20, 0x0C30),
-        ("consumer: release, loop", 0x0C30, 0x0D60),
-        ("producer: empty-stage wait", 0x4210, 0x4230),
-        ("producer: TMA issue, 3 boxes", 0x4230, 0x4560),
-    ]),
-    (1, "ws_gemm_128x128_p2 (4096^3)", 9, [
-        ("consumer: full-stage wait", 0x06E0, 0x0730),
-        ("consumer: wgmma issue (4 HGMMA)", 0x0730, 0x0C20),
-        ("consumer: wgmma.wait_group 0", 0x0C20, 0x0C30),
-        ("consumer: release, loop", 0x0C30, 0x0D60),
-        ("producer: empty-stage wait", 0x4210, 0x4230),
-        ("producer: TMA issue, 3 boxes", 0x4230, 0x4560),
-    ]),
+    (0, "ws_gemm_128x128_p2 (8192^3)", 9, WS_128X128_P2),
+    (1, "ws_gemm_128x128_p2 (4096^3)", 9, WS_128X128_P2),
     (57, "flat_128x256_p4, v2 (8192^3)", 8, [
         ("loop head, full-stage wait", 0x11C0, 0x1320),
         ("wgmma issue (2 HGMMA)", 0x1320, 0x1530),
