@@ -176,3 +176,28 @@ pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Opti
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prediction_writes_its_report_and_timeline_where_asked() {
+        let split = "id,family,kernel,tile,stages,bk,m,n,k,batch,heads,seq,d,causal,variant,set\n\
+                     7,ws_gemm,ws_gemm_128x128_p2,128x128,2,64,256,256,256,,,,,,ws,calibration\n";
+        let config = &crate::split::parse(split).unwrap()[0];
+        let dir = std::env::temp_dir().join(format!("warpspec-validate-reports-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let machine = Machine::h200();
+        let plain = predict(config, &machine, How::default(), None).unwrap();
+        let reported = predict(config, &machine, How { resimulate: false, reports: Some(&dir) }, None).unwrap();
+        // The report and the timeline sit beside the same prediction.
+        assert_eq!(plain.burst_cycles, reported.burst_cycles);
+        let text = std::fs::read_to_string(dir.join("7.txt")).unwrap();
+        assert!(text.contains("ws_gemm_128x128_p2") && text.contains("stalls"), "{text}");
+        let json = std::fs::read_to_string(dir.join("7.json")).unwrap();
+        assert!(json.contains("traceEvents") && json.contains("wgmma"), "{}", &json[..json.len().min(200)]);
+        assert!((0.0..1.0).contains(&reported.l2_coalesced_share));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
