@@ -3,9 +3,9 @@
 //! reads.
 
 use std::path::Path;
+
 use warpspec::dsl::{Global, Kernel};
 use warpspec::sim::clock::{self, Activity, simulate_clocked};
-
 use warpspec::sim::{Machine, SimOptions, TraceOptions, kernel_occupancy, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;

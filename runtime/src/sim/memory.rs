@@ -154,14 +154,15 @@ pub(crate) struct MemorySystem {
     pub hits: u64,
     /// Loads that missed in L2.
     pub misses: u64,
-    /// Loads answered by another load's request in flight (neither hit nor miss), and their
-    /// bytes (delivered to the SMs like any load's, not through the slices).
+    /// Loads the coalescer answered with another load's data (neither hits nor misses).
     pub coalesced: u64,
+    /// Their bytes (delivered to the SMs like any load's, not through the slices).
     pub coalesced_bytes: u64,
-    /// The coalescer's window in cycles (0: none), and per tile the cycle its latest load
-    /// that reached the slices was asked for and the cycle its data is back.
+    /// The coalescer's window in cycles (0: none).
     window: f64,
-    in_flight: HashMap<GlobalTile, (f64, f64)>,
+    /// Per tile, the cycle its latest load that reached the slices was asked for, and the
+    /// cycle that load's data is back.
+    last_asked: HashMap<GlobalTile, (f64, f64)>,
     /// Per SM, the cycle its last TMA load outstanding lands.
     landing: Vec<f64>,
     /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
@@ -190,7 +191,7 @@ impl MemorySystem {
             coalesced: 0,
             coalesced_bytes: 0,
             window: timing.l2_coalescing_window,
-            in_flight: HashMap::new(),
+            last_asked: HashMap::new(),
             landing: vec![0.0; sms],
             write_rate: timing.l2_write_bytes_per_clk,
             sector_write_rate: timing.l2_sector_write_bytes_per_clk,
@@ -264,7 +265,7 @@ impl MemorySystem {
     ) -> (f64, bool) {
         let coalescing = self.window > 0.0 && access == Access::Bulk && !force_miss;
         if let Some(k) = key.filter(|_| coalescing)
-            && let Some(&(asked, back)) = self.in_flight.get(&k)
+            && let Some(&(asked, back)) = self.last_asked.get(&k)
             && (t - asked).abs() <= self.window
         {
             self.lru.touch(k, bytes);
@@ -287,7 +288,7 @@ impl MemorySystem {
             (l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread), false)
         };
         if let Some(k) = key.filter(|_| coalescing) {
-            self.in_flight.insert(k, (t, back));
+            self.last_asked.insert(k, (t, back));
         }
         (back, hit)
     }
