@@ -32,6 +32,8 @@ WS_128X128_P2 = [
     ("consumer: release, loop", 0x0C30, 0x0D60),
     ("producer: empty-stage wait", 0x4210, 0x4230),
     ("producer: TMA issue, 3 boxes", 0x4230, 0x4560),
+    ("ring: release (1 warp of 4)", 0x0C40, 0x0CF0),
+    ("ring: stage, phase, loop", 0x0D00, 0x0D60),
 ]
 
 KERNELS = [
@@ -45,6 +47,9 @@ KERNELS = [
         ("acquire (empty-stage wait)", 0x2F00, 0x3050),
         ("TMA issue, 5 boxes", 0x3050, 0x3570),
         ("loop tail", 0x3570, 0x3600),
+        ("ring: release (1 warp of 4)", 0x2DE0, 0x2E90),
+        ("ring: acquire, to the try_wait", 0x2F00, 0x2FD0),
+        ("ring: acquire, try_wait", 0x2FD0, 0x3010),
     ]),
     (0, "ws_gemm_128x128_p2 (8192^3)", 9, WS_128X128_P2),
     (1, "ws_gemm_128x128_p2 (4096^3)", 9, WS_128X128_P2),
@@ -57,6 +62,10 @@ KERNELS = [
         ("acquire (empty-stage wait)", 0x1660, 0x17B0),
         ("TMA issue, 5 boxes", 0x17B0, 0x1CC0),
         ("loop tail (stage, phase, k)", 0x1CC0, 0x1D50),
+        ("ring: release (1 warp of 4)", 0x1550, 0x15F0),
+        ("ring: acquire, to the try_wait", 0x1660, 0x1730),
+        ("ring: acquire, try_wait", 0x1730, 0x1770),
+        ("ring: acquire, stage, phase", 0x1770, 0x17B0),
     ]),
     # The attention kernels at b8 h16 s2048 d128 (held out): the non-specialized worker's
     # loader (2 warpgroups) and FA3's producer warpgroup (all 4 warps run its loop, one
@@ -77,6 +86,8 @@ KERNELS = [
         ("producer: empty-stage wait", 0x6B70, 0x6B90),
         ("producer: TMA issue, 5 boxes", 0x6B90, 0x7000),
         ("producer: loop", 0x7000, 0x70A0),
+        ("ring: release (1 warp of 4)", 0x0D20, 0x0DD0),
+        ("ring: stage, phase, loop", 0x0DE0, 0x0E40),
     ]),
     (25, "ws_gemm_128x256_p2 (8192^3)", 9, [
         ("consumer: full-stage wait", 0x08D0, 0x0920),
@@ -86,6 +97,8 @@ KERNELS = [
         ("producer: empty-stage wait", 0x6C70, 0x6CE0),
         ("producer: TMA issue, 5 boxes", 0x6CE0, 0x7150),
         ("producer: loop", 0x7150, 0x71E0),
+        ("ring: release (1 warp of 4)", 0x0E70, 0x0F20),
+        ("ring: stage, phase, loop", 0x0F30, 0x0F90),
     ]),
     (35, "ws_gemm_128x256_p4 (8192^3)", 9, [
         ("consumer: full-stage wait", 0x09D0, 0x0A20),
@@ -95,6 +108,8 @@ KERNELS = [
         ("producer: empty-stage wait", 0x6D70, 0x6DE0),
         ("producer: TMA issue, 5 boxes", 0x6DE0, 0x7250),
         ("producer: loop", 0x7250, 0x72E0),
+        ("ring: release (1 warp of 4)", 0x0F70, 0x1020),
+        ("ring: stage, phase, loop", 0x1030, 0x1090),
     ]),
     (37, "ws_gemm_128x256_p4 (8192x8192x1024)", 9, [
         ("consumer: main loop (16 k-steps)", 0x09C0, 0x1050),

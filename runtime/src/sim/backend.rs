@@ -9,6 +9,7 @@ use crate::dsl::{Backend, Event, Fault, KernelSpec, Op, Wait, Who};
 
 use super::lower::{Instr, Issuer, Unsupported, lower};
 use super::reuse::CastOrder;
+use super::ring::{self, RingState};
 use super::sites::{Queued, SiteKind, SiteTable};
 use super::timing::Timing;
 
@@ -110,15 +111,23 @@ impl Backend for SimBackend<'_> {
             self.unsupported.set(Some((who, e)));
         }
         let site = self.sites.intern(who.role, self.location(who), SiteKind::of_op(&op));
-        let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
+        let mut bookkeeping = Vec::new();
+        ring::before_op(self.spec, RingState::of(self.spec, who.role), &op, &mut bookkeeping);
+        let mut queued: Vec<Queued> =
+            bookkeeping.into_iter().chain(lowered.drain(..)).map(|instr| Queued { instr, site }).collect();
         self.casts.issue(who, &op, self.timing, &mut queued, &mut self.pending.borrow_mut());
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
             let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
+            let state = RingState::of(self.spec, who.role);
+            let mut bookkeeping = Vec::new();
+            ring::before_wait(self.spec, state, &wait, &mut bookkeeping);
+            bookkeeping.push(Instr::Wait(wait));
+            ring::after_wait(self.spec, state, &wait, &mut bookkeeping);
             let mut pending = self.pending.borrow_mut();
-            pending.push(Queued { instr: Instr::Wait(wait), site });
+            pending.extend(bookkeeping.into_iter().map(|instr| Queued { instr, site }));
             self.casts.waited(who, &wait, &mut pending);
             Poll::Pending
         } else if self.release.replace(false) {

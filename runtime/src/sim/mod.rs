@@ -2,7 +2,8 @@
 //! and of the whole GPU.
 //!
 //! Where to look: [`machine`] holds every number (with its source); [`lower`] says how each
-//! tile op becomes warp-instructions; [`sm`] is one SM (schedulers, pipes, tensor cores,
+//! tile op becomes warp-instructions, [`ring`] what the generated code adds around each
+//! release, acquire and wait; [`sm`] is one SM (schedulers, pipes, tensor cores,
 //! TMA, barriers: the `wgmma` latency is [`machine::Machine::wgmma_latency`], used in
 //! [`sm`]); [`memory`] is L2/HBM; [`gpu`] places CTAs on SMs and runs them all in one event
 //! loop ([`simulate`]), with `clusters.rs` placing thread-block clusters on GPCs; [`clock`]
@@ -22,6 +23,7 @@ pub mod micro;
 pub mod occupancy;
 mod options;
 mod reuse;
+pub mod ring;
 pub mod sites;
 pub mod sm;
 pub mod timing;

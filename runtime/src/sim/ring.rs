@@ -1,0 +1,279 @@
+//! The generated code's ring bookkeeping: the instructions around each pipeline operation
+//! that the DSL does not name as an op, counted as chains of dependent ALU instructions on
+//! the warp that runs them.
+//!
+//! Every `release` (a plain arrive on a pipeline barrier) first recomputes the barrier's
+//! shared-memory address (`S2UR SR_CgaCtaId`, `S2UR SR_SWINHI`, a `ULEA` chain, `UMOV`s:
+//! 11 instructions from the CTA id to `SYNCS.ARRIVE` in every `ws_gemm` consumer), and every
+//! wait on a pipeline barrier is followed by the stage and phase advance (`UIADD3`,
+//! `UISETP`, two `USEL`, `LOP3`, then the loop branch: 6 instructions). Where a role drives
+//! both ends of one pipeline (the non-specialized kernels: one instance loads, chosen by the
+//! thread index), ptxas keeps the ring state in per-thread registers: the same code runs on
+//! the vector ALU with `S2R` and `MOV` moves, and the acquire (the wait on a stage's `empty`
+//! barrier) also recomputes its barrier's address first (13 instructions to the `try_wait`).
+//!
+//! What each costs comes from Nsight Compute's stall sampling of the calibration set at
+//! 8192^3 on the H200 (`calibration/validate/stalls.py`, the `ring:` regions of
+//! `calibration/results/validate_stalls/regions.txt`; SASS of the same CUBINs,
+//! `calibration/sass/README.md`). As with the TMA issue ([`super::lower`]), a count here is
+//! the chain's length in cycles over the ALU's 4-cycle latency, not an instruction count.
+//!
+//! Not counted where a role uses several pipelines (FA3's consumers and producer, the
+//! non-specialized attention): there the SASS computes the shared window's base once per
+//! iteration for all of its barriers (one `S2UR SR_CgaCtaId` per iteration, interleaved
+//! with the `wgmma` descriptors), releases with one predicated `SYNCS.ARRIVE` on a hoisted
+//! address and advances its stages among the softmax's independent instructions
+//! (`fa3_bf16_d128` and `flat_bf16_d128`, #125 and #129 in `validate_stalls/`). Where a role
+//! uses one pipeline, each release sits alone in its `if (leader)` branch with its address
+//! chain: the two `ws_gemm` kernels, the non-specialized GEMM and `cluster_gemm`'s consumers
+//! (`S2UR SR_CgaCtaId` 14 instructions before `SYNCS.ARRIVE.TRANS64.RED`).
+
+use crate::dsl::{BarrierSlot, KernelSpec, Op, Wait};
+
+use super::lower::{Dep, Instr};
+use super::timing::ExecPipe;
+
+/// Chain length of a release's barrier address where the ring state is uniform: 70, 72, 70,
+/// 71 and 76 cycles for the 11 instructions of the releasing warp in `ws_gemm_128x128_p2`
+/// (#0), `ws_gemm_128x256_p2` (#25), `ws_gemm_128x256_p4` (#35) and `ws_128x256_p4` (#55,
+/// twice: 4096^3 and 8192^3 share the CUBIN of #0/#1); mean 72 = 18 x 4.
+pub const RELEASE_CHAIN_UNIFORM: u32 = 18;
+/// As [`RELEASE_CHAIN_UNIFORM`] where the ring state is per-thread: 85 (v1, #56) and 140
+/// cycles (v2, #57) for 10-11 instructions; mean 112 = 28 x 4.
+pub const RELEASE_CHAIN_PER_THREAD: u32 = 28;
+/// Chain length of the stage and phase advance after a wait where the ring state is uniform:
+/// 34-36 cycles in the same five consumers; 36 = 9 x 4.
+pub const ADVANCE_CHAIN_UNIFORM: u32 = 9;
+/// As [`ADVANCE_CHAIN_UNIFORM`] where the ring state is per-thread: 31 cycles after v2's
+/// acquire (#57), 41 and 49 for the loop tails of v1 and v2 (stage, phase and k); mean 40.
+pub const ADVANCE_CHAIN_PER_THREAD: u32 = 10;
+/// Chain length of an acquire's barrier address where the ring state is per-thread: 67 (v1,
+/// #56) and 95 cycles (v2, #57) from the branch into the acquire to its `try_wait`; mean 81.
+/// Where the ring state is uniform, ptxas hoists the address (2 instructions to the
+/// `try_wait` in `ws_gemm`'s producer): nothing is counted.
+pub const ACQUIRE_CHAIN_PER_THREAD: u32 = 20;
+
+/// Where the generated code keeps a role's ring state (stage index and phase), and so what
+/// its bookkeeping costs on the role's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingState {
+    /// In uniform registers: the role is at one end of the one pipeline it uses.
+    Uniform,
+    /// In per-thread registers: the role is the producer and the consumer of its one
+    /// pipeline.
+    PerThread,
+    /// The role uses several pipelines: its bookkeeping is shared and interleaved with the
+    /// iteration's other work, and not counted.
+    Interleaved,
+}
+
+impl RingState {
+    /// The ring state of role `role` of `spec`.
+    pub fn of(spec: &KernelSpec, role: u16) -> Self {
+        let touches = |b: u16| {
+            let b = &spec.barriers[b as usize];
+            b.arrivers.contains(&role) || b.waiters.contains(&role)
+        };
+        let mut used = spec.pipelines.iter().filter(|p| touches(p.full) || touches(p.empty));
+        match (used.next(), used.next()) {
+            (Some(_), Some(_)) => RingState::Interleaved,
+            (Some(p), None) => {
+                let full = &spec.barriers[p.full as usize];
+                if full.arrivers.contains(&role) && full.waiters.contains(&role) {
+                    RingState::PerThread
+                } else {
+                    RingState::Uniform
+                }
+            }
+            (None, _) => RingState::Uniform,
+        }
+    }
+
+    /// Chain length of a release's barrier address.
+    fn release(self) -> u32 {
+        match self {
+            RingState::Uniform => RELEASE_CHAIN_UNIFORM,
+            RingState::PerThread => RELEASE_CHAIN_PER_THREAD,
+            RingState::Interleaved => 0,
+        }
+    }
+
+    /// Chain length of the stage and phase advance after a wait.
+    fn advance(self) -> u32 {
+        match self {
+            RingState::Uniform => ADVANCE_CHAIN_UNIFORM,
+            RingState::PerThread => ADVANCE_CHAIN_PER_THREAD,
+            RingState::Interleaved => 0,
+        }
+    }
+
+    /// Chain length of an acquire's barrier address.
+    fn acquire(self) -> u32 {
+        match self {
+            RingState::PerThread => ACQUIRE_CHAIN_PER_THREAD,
+            RingState::Uniform | RingState::Interleaved => 0,
+        }
+    }
+}
+
+/// Whether `slot` is one of a pipeline's barriers, and whether its `empty` side.
+fn pipeline_side(spec: &KernelSpec, slot: BarrierSlot) -> Option<bool> {
+    spec.pipelines.iter().find_map(|p| match slot.barrier {
+        b if b == p.empty => Some(true),
+        b if b == p.full => Some(false),
+        _ => None,
+    })
+}
+
+fn chain(count: u32, out: &mut Vec<Instr>) {
+    if count > 0 {
+        out.push(Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, elements: 1 });
+    }
+}
+
+/// The bookkeeping before `op`: a release's barrier address for a plain arrive on a
+/// pipeline barrier (an `expect_tx` arrive is counted with its copies' issue).
+pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Instr>) {
+    if let Op::Arrive { slot, tx_bytes: 0 } = *op
+        && pipeline_side(spec, slot).is_some()
+    {
+        chain(state.release(), out);
+    }
+}
+
+/// The bookkeeping before `wait`: an acquire's barrier address (the wait on a stage's
+/// `empty` barrier).
+pub fn before_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut Vec<Instr>) {
+    if let Wait::Parity { slot, .. } = *wait
+        && pipeline_side(spec, slot) == Some(true)
+    {
+        chain(state.acquire(), out);
+    }
+}
+
+/// The bookkeeping after `wait`: the stage and phase advance of a wait on a pipeline barrier.
+pub fn after_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut Vec<Instr>) {
+    if let Wait::Parity { slot, .. } = *wait
+        && pipeline_side(spec, slot).is_some()
+    {
+        chain(state.advance(), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dsl::{BarrierSpec, PipelineSpec, RoleSpec};
+
+    const ROLES: [RoleSpec; 2] = [
+        RoleSpec { name: "producer", instances: 1, warps_per_instance: 1, regs: 40 },
+        RoleSpec { name: "consumer", instances: 2, warps_per_instance: 4, regs: 232 },
+    ];
+
+    const PIPELINES: [PipelineSpec; 1] = [PipelineSpec { name: "Ops", stages: 2, full: 0, empty: 1, tx_bytes: 4096 }];
+    /// Specialized: `producer` fills the ring, `consumer` drains it; barrier 2 is outside it.
+    const SPECIALIZED: [BarrierSpec; 3] = [
+        BarrierSpec { name: "Ops.full", len: 2, arrivals: 1, arrivers: &[0], waiters: &[1] },
+        BarrierSpec { name: "Ops.empty", len: 2, arrivals: 2, arrivers: &[1], waiters: &[0] },
+        BarrierSpec { name: "Done", len: 1, arrivals: 1, arrivers: &[1], waiters: &[0] },
+    ];
+    /// Non-specialized: `consumer` fills and drains the ring.
+    const FLAT: [BarrierSpec; 3] = [
+        BarrierSpec { name: "Ops.full", len: 2, arrivals: 1, arrivers: &[1], waiters: &[1] },
+        BarrierSpec { name: "Ops.empty", len: 2, arrivals: 2, arrivers: &[1], waiters: &[1] },
+        BarrierSpec { name: "Done", len: 1, arrivals: 1, arrivers: &[1], waiters: &[0] },
+    ];
+
+    /// Two pipelines (`Keys` on barriers 0 and 1, `Values` on 2 and 3) between the roles.
+    const TWO_PIPELINES: [PipelineSpec; 2] = [
+        PipelineSpec { name: "Keys", stages: 2, full: 0, empty: 1, tx_bytes: 4096 },
+        PipelineSpec { name: "Values", stages: 2, full: 2, empty: 3, tx_bytes: 4096 },
+    ];
+    const TWO_RINGS: [BarrierSpec; 4] = [
+        BarrierSpec { name: "Keys.full", len: 2, arrivals: 1, arrivers: &[0], waiters: &[1] },
+        BarrierSpec { name: "Keys.empty", len: 2, arrivals: 2, arrivers: &[1], waiters: &[0] },
+        BarrierSpec { name: "Values.full", len: 2, arrivals: 1, arrivers: &[0], waiters: &[1] },
+        BarrierSpec { name: "Values.empty", len: 2, arrivals: 2, arrivers: &[1], waiters: &[0] },
+    ];
+
+    fn spec(barriers: &'static [BarrierSpec]) -> KernelSpec {
+        let pipelines: &'static [PipelineSpec] = if barriers.len() == 4 { &TWO_PIPELINES } else { &PIPELINES };
+        KernelSpec {
+            name: "k",
+            roles: &ROLES,
+            barriers,
+            pipelines,
+            named_barriers: &[],
+            smem_bytes: 0,
+            cluster: [1, 1, 1],
+        }
+    }
+
+    fn slot(barrier: u16) -> BarrierSlot {
+        BarrierSlot { barrier, index: 1 }
+    }
+
+    fn chains(out: &[Instr]) -> Vec<u32> {
+        out.iter()
+            .map(|i| match *i {
+                Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, .. } => count,
+                ref other => panic!("not a chain: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_role_at_both_ends_of_a_pipeline_keeps_its_ring_per_thread() {
+        let specialized = spec(&SPECIALIZED);
+        assert_eq!(RingState::of(&specialized, 0), RingState::Uniform);
+        assert_eq!(RingState::of(&specialized, 1), RingState::Uniform);
+        let flat = spec(&FLAT);
+        assert_eq!(RingState::of(&flat, 1), RingState::PerThread);
+        assert_eq!(RingState::of(&flat, 0), RingState::Uniform);
+        let attention = spec(&TWO_RINGS);
+        assert_eq!(RingState::of(&attention, 0), RingState::Interleaved);
+        assert_eq!(RingState::of(&attention, 1), RingState::Interleaved);
+    }
+
+    #[test]
+    fn a_role_of_several_pipelines_is_charged_nothing() {
+        let k = spec(&TWO_RINGS);
+        let mut out = Vec::new();
+        let release = Op::Arrive { slot: slot(3), tx_bytes: 0 };
+        before_op(&k, RingState::of(&k, 1), &release, &mut out);
+        let acquire = Wait::Parity { slot: slot(3), parity: 0 };
+        before_wait(&k, RingState::of(&k, 0), &acquire, &mut out);
+        after_wait(&k, RingState::of(&k, 0), &acquire, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_release_recomputes_its_barrier_address_an_expect_tx_arrive_does_not() {
+        let k = spec(&SPECIALIZED);
+        let mut out = Vec::new();
+        before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(1), tx_bytes: 0 }, &mut out);
+        before_op(&k, RingState::PerThread, &Op::Arrive { slot: slot(1), tx_bytes: 0 }, &mut out);
+        assert_eq!(chains(&out), [RELEASE_CHAIN_UNIFORM, RELEASE_CHAIN_PER_THREAD]);
+        out.clear();
+        before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(0), tx_bytes: 4096 }, &mut out);
+        before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(2), tx_bytes: 0 }, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn waits_on_a_ring_advance_its_stage_and_only_a_per_thread_acquire_recomputes_its_address() {
+        let k = spec(&FLAT);
+        let wait = |barrier| Wait::Parity { slot: slot(barrier), parity: 1 };
+        let mut out = Vec::new();
+        after_wait(&k, RingState::Uniform, &wait(0), &mut out);
+        after_wait(&k, RingState::PerThread, &wait(1), &mut out);
+        after_wait(&k, RingState::Uniform, &wait(2), &mut out);
+        after_wait(&k, RingState::Uniform, &Wait::Mma { pending: 0 }, &mut out);
+        assert_eq!(chains(&out), [ADVANCE_CHAIN_UNIFORM, ADVANCE_CHAIN_PER_THREAD]);
+        out.clear();
+        before_wait(&k, RingState::PerThread, &wait(1), &mut out);
+        before_wait(&k, RingState::PerThread, &wait(0), &mut out);
+        before_wait(&k, RingState::Uniform, &wait(1), &mut out);
+        assert_eq!(chains(&out), [ACQUIRE_CHAIN_PER_THREAD]);
+    }
+}
