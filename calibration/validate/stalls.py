@@ -36,21 +36,26 @@ WS_128X128_P2 = [
     ("ring: stage, phase, loop", 0x0D00, 0x0D60),
 ]
 
+# flat_128x256_p4's regions (v1 and v1+bar.sync: one CUBIN).
+FLAT_128X256_P4 = [
+    ("loop head", 0x2A50, 0x2AB0),
+    ("full-stage wait", 0x2AB0, 0x2BB0),
+    ("wgmma issue", 0x2BB0, 0x2DC0),
+    ("wgmma.wait_group 0", 0x2DC0, 0x2DD0),
+    ("release", 0x2DD0, 0x2EB0),
+    ("bar.sync, loader test", 0x2EB0, 0x2F00),
+    ("acquire (empty-stage wait)", 0x2F00, 0x3050),
+    ("TMA issue, 5 boxes", 0x3050, 0x3570),
+    ("loop tail", 0x3570, 0x3600),
+    ("ring: release (1 warp of 4)", 0x2DE0, 0x2E90),
+    ("ring: acquire, to the try_wait", 0x2F00, 0x2FD0),
+    ("ring: acquire, try_wait", 0x2FD0, 0x3010),
+    ]
+
 KERNELS = [
-    (56, "flat_128x256_p4, v1 (8192^3)", 8, [
-        ("loop head", 0x2A50, 0x2AB0),
-        ("full-stage wait", 0x2AB0, 0x2BB0),
-        ("wgmma issue", 0x2BB0, 0x2DC0),
-        ("wgmma.wait_group 0", 0x2DC0, 0x2DD0),
-        ("release", 0x2DD0, 0x2EB0),
-        ("bar.sync, loader test", 0x2EB0, 0x2F00),
-        ("acquire (empty-stage wait)", 0x2F00, 0x3050),
-        ("TMA issue, 5 boxes", 0x3050, 0x3570),
-        ("loop tail", 0x3570, 0x3600),
-        ("ring: release (1 warp of 4)", 0x2DE0, 0x2E90),
-        ("ring: acquire, to the try_wait", 0x2F00, 0x2FD0),
-        ("ring: acquire, try_wait", 0x2FD0, 0x3010),
-    ]),
+    (56, "flat_128x256_p4, v1 (8192^3)", 8, FLAT_128X256_P4),
+    # The same CUBIN with the coupling bar.sync on (its branch at 0x2EB0 taken).
+    (58, "flat_128x256_p4, v1+bar.sync (8192^3)", 8, FLAT_128X256_P4),
     (0, "ws_gemm_128x128_p2 (8192^3)", 9, WS_128X128_P2),
     (1, "ws_gemm_128x128_p2 (4096^3)", 9, WS_128X128_P2),
     (57, "flat_128x256_p4, v2 (8192^3)", 8, [
