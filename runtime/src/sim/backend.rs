@@ -41,6 +41,8 @@ pub struct SimBackend<'t> {
     fault: RefCell<Option<(Who, Fault)>>,
     unsupported: Cell<Option<(Who, Unsupported)>>,
     casts: CastOrder,
+    /// Each role's ring state, by role index.
+    rings: Vec<RingState>,
 }
 
 impl<'t> SimBackend<'t> {
@@ -59,6 +61,7 @@ impl<'t> SimBackend<'t> {
             fault: RefCell::new(None),
             unsupported: Cell::new(None),
             casts: CastOrder::default(),
+            rings: (0..spec.roles.len()).map(|role| RingState::of(spec, role as u16)).collect(),
         }
     }
 
@@ -75,6 +78,11 @@ impl<'t> SimBackend<'t> {
     /// Moves the instructions issued since the last call to the end of `out`.
     pub fn drain_into(&self, out: &mut Vec<Queued>) {
         out.append(&mut self.pending.borrow_mut());
+    }
+
+    /// The ring state of `who`'s role (uniform for a role the spec does not list).
+    fn ring(&self, who: Who) -> RingState {
+        self.rings.get(who.role as usize).copied().unwrap_or(RingState::Uniform)
     }
 
     /// Takes the first op recorded that the machine cannot execute, if any.
@@ -105,29 +113,28 @@ impl Backend for SimBackend<'_> {
         let issuer = self.spec.roles.get(who.role as usize).map_or(Issuer::uniform(self.timing.warp_size), Issuer::of);
         let mut lowered = self.lowered.borrow_mut();
         lowered.clear();
+        ring::before_op(self.spec, self.ring(who), &op, &mut lowered);
         if let Err(e) = lower(&op, issuer, self.timing, &mut lowered)
             && self.unsupported.get().is_none()
         {
             self.unsupported.set(Some((who, e)));
         }
         let site = self.sites.intern(who.role, self.location(who), SiteKind::of_op(&op));
-        let mut bookkeeping = Vec::new();
-        ring::before_op(self.spec, RingState::of(self.spec, who.role), &op, &mut bookkeeping);
-        let mut queued: Vec<Queued> =
-            bookkeeping.into_iter().chain(lowered.drain(..)).map(|instr| Queued { instr, site }).collect();
+        let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
         self.casts.issue(who, &op, self.timing, &mut queued, &mut self.pending.borrow_mut());
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
             let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
-            let state = RingState::of(self.spec, who.role);
-            let mut bookkeeping = Vec::new();
-            ring::before_wait(self.spec, state, &wait, &mut bookkeeping);
-            bookkeeping.push(Instr::Wait(wait));
-            ring::after_wait(self.spec, state, &wait, &mut bookkeeping);
+            let state = self.ring(who);
+            let mut lowered = self.lowered.borrow_mut();
+            lowered.clear();
+            ring::before_wait(self.spec, state, &wait, &mut lowered);
+            lowered.push(Instr::Wait(wait));
+            ring::after_wait(self.spec, state, &wait, &mut lowered);
             let mut pending = self.pending.borrow_mut();
-            pending.extend(bookkeeping.into_iter().map(|instr| Queued { instr, site }));
+            pending.extend(lowered.drain(..).map(|instr| Queued { instr, site }));
             self.casts.waited(who, &wait, &mut pending);
             Poll::Pending
         } else if self.release.replace(false) {

@@ -373,7 +373,8 @@ fn per_thread(rows: u32, cols: u32, threads: u32) -> u32 {
     if cols == 1 { (rows * THREADS_PER_ROW).div_ceil(threads).max(1) } else { (rows * cols).div_ceil(threads).max(1) }
 }
 
-fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
+/// `count` warp-instructions on `pipe` (none when `count` is 0).
+pub(super) fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
     if count > 0 {
         out.push(Instr::Exec { pipe, count, dep, elements: 1 });
     }

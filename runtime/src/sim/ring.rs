@@ -30,7 +30,7 @@
 
 use crate::dsl::{BarrierSlot, KernelSpec, Op, Wait};
 
-use super::lower::{Dep, Instr};
+use super::lower::{Dep, Instr, exec};
 use super::timing::ExecPipe;
 
 /// Chain length of a release's barrier address where the ring state is uniform: 70, 72, 70,
@@ -126,9 +126,7 @@ fn pipeline_side(spec: &KernelSpec, slot: BarrierSlot) -> Option<bool> {
 }
 
 fn chain(count: u32, out: &mut Vec<Instr>) {
-    if count > 0 {
-        out.push(Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, elements: 1 });
-    }
+    exec(ExecPipe::Alu, count, Dep::Chain, out);
 }
 
 /// The bookkeeping before `op`: a release's barrier address for a plain arrive on a
