@@ -9,7 +9,7 @@
 //! without it the compile test prints a notice and passes, except under `CI=true`.
 
 use warpspec::gpu::codegen::{self, Generated};
-use warpspec::gpu::{Arch, GpuError, Program, ResourceBudget, compile, probe};
+use warpspec::gpu::{Arch, GpuError, Program, compile, probe};
 use warpspec::ir::Kernel as Ir;
 use warpspec_examples::attention::blackwell as fa4;
 use warpspec_examples::attention::hopper as fa;
@@ -176,7 +176,10 @@ fn every_blackwell_kernel_compiles_for_sm100a_within_its_budget() {
 /// kernel: no spills, no stack frame, registers within the roles' budget, `setmaxnreg`
 /// honoured.
 fn compile_within_budget(test: &str, kernels: &[&Ir]) {
-    let generated: Vec<Generated> = kernels.iter().map(|k| generate(k)).collect();
+    compile_generated_within_budget(test, kernels.iter().map(|k| generate(k)).collect());
+}
+
+fn compile_generated_within_budget(test: &str, generated: Vec<Generated>) {
     if !nvrtc_available(test) {
         return;
     }
@@ -189,10 +192,61 @@ fn compile_within_budget(test: &str, kernels: &[&Ir]) {
         };
         let res = compiled.resources(&g.entry).unwrap_or_else(|e| panic!("{e}"));
         eprintln!("{}: {res:?}, {} threads, {} bytes dynamic shared memory", g.entry, g.threads, g.smem_bytes);
-        res.check(&ResourceBudget::strict(g.register_budget())).unwrap_or_else(|e| panic!("{e}"));
+        res.check(&g.resource_budget()).unwrap_or_else(|e| panic!("{e}"));
         let ignored: Vec<&str> = compiled.warnings().into_iter().filter(|w| w.contains("C7508")).collect();
         assert!(ignored.is_empty(), "{}: ptxas ignored setmaxnreg: {ignored:?}", g.entry);
     }
+}
+
+/// Op timestamps: every role marks its work before each op (a site per op, naming role,
+/// line and op), the buffer is the entry's last parameter, and the timestamped renderings
+/// compile within the same register budget; the plain rendering has none of it.
+#[test]
+fn timestamped_kernels_mark_every_op_and_compile_within_their_budget() {
+    let spec = codegen::TimestampSpec { ctas: 132, capacity: 4094 };
+    let kernels = [
+        ws_gemm::Kernel::ir(),
+        t::flat_128x256_p4::Kernel::ir(),
+        fa::fa3_bf16_d128::Kernel::ir(),
+        fa::flat_bf16_d64::Kernel::ir(),
+        cluster_gemm::Kernel::ir(),
+        fa4::fa4_bf16_d128::Kernel::ir(),
+    ];
+    let mut generated = Vec::new();
+    for k in kernels {
+        let plain = generate(k);
+        assert!(plain.timestamps.is_none() && !plain.source.contains("wsg::timestamp"), "{}", k.name);
+        assert!(!plain.params.contains(&codegen::ParamSlot::Timestamps), "{}", k.name);
+        let g = codegen::generate_timestamped(k, spec).unwrap_or_else(|e| panic!("{e}"));
+        let layout = g.timestamps.as_ref().expect("a timestamp layout");
+        assert_eq!((layout.spec, layout.warps), (spec, g.threads / 32), "{}", k.name);
+        assert_eq!(g.params.last(), Some(&codegen::ParamSlot::Timestamps), "{}", k.name);
+        assert_eq!(g.params.len(), plain.params.len() + 1, "{}", k.name);
+        // One mark per site, each site's line in the kernel, every role marking.
+        assert_eq!(
+            g.source.matches("wsg::timestamp<4096u>(P.ws_timestamps, ws_ts, ").count(),
+            layout.sites.len(),
+            "{}",
+            k.name
+        );
+        for role in &g.roles {
+            let ops: Vec<&str> = layout.sites.iter().filter(|s| s.role == role.name).map(|s| s.op).collect();
+            assert!(!ops.is_empty(), "{}: role `{}` marks nothing", k.name, role.name);
+            assert!(!ops.contains(&"args") && !ops.contains(&"instance"), "{}: queries are not marked", k.name);
+        }
+        assert!(layout.sites.iter().all(|s| s.line > 0), "{}", k.name);
+        assert!(layout.sites.iter().any(|s| s.op.contains("mma")), "{}", k.name);
+        assert!(g.source.contains("wsg::timestamps_close<4096u>(P.ws_timestamps, ws_ts);"), "{}", k.name);
+        // The budget of a timestamped rendering is its registers (it may spill: FA3's
+        // consumers do, 156 bytes; the GPU run reports it).
+        assert_eq!(g.resource_budget().max_registers, plain.resource_budget().max_registers, "{}", k.name);
+        generated.push(g);
+    }
+    for bad in [codegen::TimestampSpec { ctas: 0, capacity: 30 }, codegen::TimestampSpec { ctas: 1, capacity: 4095 }] {
+        let e = codegen::generate_timestamped(ws_gemm::Kernel::ir(), bad).expect_err("a bad spec");
+        assert!(e.to_string().contains("power of two"), "{e}");
+    }
+    compile_generated_within_budget("timestamped_kernels_mark_every_op_and_compile_within_their_budget", generated);
 }
 
 #[test]

@@ -36,7 +36,7 @@ pub struct Outputs {
 }
 
 /// Random values in [-1, 1) rounded to bf16, `len` of them, in parallel and reproducibly.
-fn random(seed: u64, len: usize) -> Vec<f32> {
+pub fn random(seed: u64, len: usize) -> Vec<f32> {
     const CHUNK: usize = 1 << 20;
     let mut out = vec![0f32; len];
     out.par_chunks_mut(CHUNK).enumerate().for_each(|(i, chunk)| {

@@ -5,6 +5,7 @@
 //! validate run [--gpu DIR] [--no-model] [--model-out model.csv]   predict and/or measure
 //! validate fit --model model.csv --phases DIR/phases.csv           fit the power model (calibration rows only)
 //! validate report --model model.csv --phases ... --status ...      tables, errors, SVG plots
+//! validate op-times --gpu DIR | --compare DIR                       each source line's cycles, GPU beside model
 //! ```
 //!
 //! `calibration/validate/run.sh` runs the GPU part on the GPU machine; `docs/validation.md`
@@ -14,6 +15,7 @@ mod fit;
 mod gpu;
 mod kernels;
 mod model;
+mod op_times;
 mod report;
 mod split;
 mod svg;
@@ -100,6 +102,22 @@ enum Command {
         /// Also measure cuBLAS at these shapes (MxNxK, comma-separated) for reference.
         #[arg(long, value_delimiter = ',')]
         cublas: Vec<String>,
+    },
+    /// Op timestamps: how long each source line holds the warps, on the GPU (`--gpu`: the
+    /// kernel rendered with timestamps, recorded on GPU 0) and in the model (`--compare`:
+    /// its timeline, beside the GPU's record in the same directory).
+    OpTimes {
+        #[command(flatten)]
+        select: Select,
+        /// Record on GPU 0 into this directory.
+        #[arg(long, conflicts_with = "compare")]
+        gpu: Option<PathBuf>,
+        /// Run the model and compare with the GPU records in this directory.
+        #[arg(long)]
+        compare: Option<PathBuf>,
+        /// With --gpu: record the first this many CTAs of each launch.
+        #[arg(long, default_value_t = 132)]
+        record_ctas: u32,
     },
     /// Fit the power model's coefficients on the calibration rows.
     Fit {
@@ -213,6 +231,14 @@ fn run(args: Args) -> Result<(), String> {
                 measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
             }
             Ok(())
+        }
+        Command::OpTimes { select: s, gpu, compare, record_ctas } => {
+            let configs = select(&s)?;
+            match (gpu, compare) {
+                (Some(dir), None) => op_times::record(&configs, &dir, record_ctas),
+                (None, Some(dir)) => op_times::compare(&configs, &dir),
+                _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
+            }
         }
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;

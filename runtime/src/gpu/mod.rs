@@ -12,6 +12,7 @@
 //! - [`Gpu`], [`launch`]: device memory, module load, launch, wait with timeout.
 //! - [`bench`]: burst and sustained timing with CUDA events, clocks and power from NVML.
 //! - [`Cublas`]: the cuBLAS bf16 GEMM reference, on the same stream.
+//! - [`timestamps`]: op timestamps of a timestamped rendering, read back per warp.
 //!
 //! See `docs/cuda.md`.
 
@@ -27,6 +28,7 @@ pub mod probe;
 pub mod resources;
 pub mod target;
 pub mod tensor_map;
+pub mod timestamps;
 
 pub use compile::{Arch, Compiled, Program, compile};
 pub use context::{DeviceBuffer, Gpu};

@@ -12,10 +12,11 @@ use std::time::{Duration, Instant};
 
 use warpspec_hw::CtaLimits;
 
-use super::codegen::{self, CodegenError, Generated, ParamSlot};
+use super::codegen::{self, CodegenError, Generated, ParamSlot, TimestampSpec};
+use super::timestamps::{WarpRecord, decode};
 use super::{
-    Arch, DeviceBuffer, ElemType, Gpu, GpuError, KernelArg, KernelResources, LaunchConfig, Program, ResourceBudget,
-    Swizzle, TensorMapSpec, compile,
+    Arch, DeviceBuffer, ElemType, Gpu, GpuError, KernelArg, KernelResources, LaunchConfig, Program, Swizzle,
+    TensorMapSpec, compile,
 };
 use crate::dsl::{ArgValue, DType, GlobalArg, Kernel};
 use crate::error::LaunchError;
@@ -124,6 +125,8 @@ pub struct Cuda {
     /// How long a launch may take before it is reported as hung.
     pub timeout: Duration,
     loaded: Mutex<HashMap<String, Arc<Loaded>>>,
+    /// Render every kernel with op timestamps ([`Cuda::timestamped`]).
+    timestamps: Option<TimestampSpec>,
 }
 
 /// A device copy of a global tensor.
@@ -150,12 +153,28 @@ pub struct Prepared<'a> {
     args: Vec<KernelArg>,
     outputs: Vec<(&'a dyn GlobalArg, Buffer)>,
     _inputs: Vec<Buffer>,
+    timestamps: Option<DeviceBuffer<u64>>,
 }
 
 impl Cuda {
     /// The GPU `ordinal`, or a one-line error when there is no driver or device.
     pub fn new(ordinal: i32) -> Result<Cuda, GpuError> {
-        Ok(Cuda { gpu: Gpu::new(ordinal)?, timeout: Duration::from_secs(10), loaded: Mutex::new(HashMap::new()) })
+        Ok(Cuda {
+            gpu: Gpu::new(ordinal)?,
+            timeout: Duration::from_secs(10),
+            loaded: Mutex::new(HashMap::new()),
+            timestamps: None,
+        })
+    }
+
+    /// The GPU `ordinal`, every kernel rendered with op timestamps (`spec`): after a run,
+    /// [`Prepared::timestamps`] reads when each op of each warp of the first `spec.ctas`
+    /// CTAs began. A timestamped kernel runs a little slower than the plain one; time the
+    /// plain one with [`Cuda::new`].
+    pub fn timestamped(ordinal: i32, spec: TimestampSpec) -> Result<Cuda, GpuError> {
+        let mut cuda = Cuda::new(ordinal)?;
+        cuda.timestamps = Some(spec);
+        Ok(cuda)
     }
 
     /// The device.
@@ -175,7 +194,10 @@ impl Cuda {
         if let Some(l) = self.loaded.lock().map_err(|_| CudaError::Argument("poisoned cache".into()))?.get(&ir.name) {
             return Ok(l.clone());
         }
-        let generated = codegen::generate(ir)?;
+        let generated = match self.timestamps {
+            Some(spec) => codegen::generate_timestamped(ir, spec)?,
+            None => codegen::generate(ir)?,
+        };
         runnable(&generated.entry, generated.arch, self.gpu.name(), self.gpu.compute_capability()?)?;
         let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
         let compiled = compile(&program)?;
@@ -188,7 +210,7 @@ impl Cuda {
             Err(GpuError::NoResourceReport { .. }) => kernel.driver_resources()?,
             Err(e) => return Err(e.into()),
         };
-        resources.check(&ResourceBudget::strict(generated.register_budget()))?;
+        resources.check(&generated.resource_budget())?;
         let loaded = Arc::new(Loaded { generated, kernel, resources });
         if let Ok(mut map) = self.loaded.lock() {
             map.insert(ir.name.clone(), loaded.clone());
@@ -226,6 +248,7 @@ impl Cuda {
         let find = |name: &str| arguments.iter().find(|a| a.name == name).map(|a| a.value);
         let mut buffers: HashMap<String, (Buffer, &'a dyn GlobalArg)> = HashMap::new();
         let mut args = Vec::new();
+        let mut timestamps = None;
         for slot in &loaded.generated.params {
             let global = |name: &str| -> Result<&'a dyn GlobalArg, CudaError> {
                 match find(name) {
@@ -283,6 +306,15 @@ impl Cuda {
                     Some(ArgValue::Float(v)) => args.push(KernelArg::F32(v as f32)),
                     _ => return Err(CudaError::Argument(format!("`{name}` is not a float argument"))),
                 },
+                ParamSlot::Timestamps => {
+                    let Some(layout) = &loaded.generated.timestamps else {
+                        return Err(CudaError::Argument("a timestamp buffer for a kernel rendered without".into()));
+                    };
+                    let buf = self.gpu.alloc::<u64>(layout.spec.words(layout.warps))?;
+                    self.gpu.fill_bytes(&buf, 0)?;
+                    args.push(KernelArg::Ptr(buf.address()));
+                    timestamps = Some(buf);
+                }
             }
         }
         let (mut outputs, mut inputs) = (Vec::new(), Vec::new());
@@ -292,7 +324,7 @@ impl Cuda {
         let [x, y, z] = grid.dims;
         let g = &loaded.generated;
         let config = LaunchConfig { grid: (x, y, z), block: (g.threads, 1, 1), dynamic_smem: g.smem_bytes };
-        Ok(Prepared { cuda: self, loaded, config, args, outputs, _inputs: inputs })
+        Ok(Prepared { cuda: self, loaded, config, args, outputs, _inputs: inputs, timestamps })
     }
 
     /// Uploads global `name` once; its device address.
@@ -363,6 +395,21 @@ impl Prepared<'_> {
     /// The kernel's resources from ptxas.
     pub fn resources(&self) -> &KernelResources {
         &self.loaded.resources
+    }
+
+    /// The generated kernel's layout (roles, and with timestamps the sites).
+    pub fn generated(&self) -> &Generated {
+        &self.loaded.generated
+    }
+
+    /// The op timestamps of the last run, per recording warp (`None`: the kernel was not
+    /// rendered with timestamps). Call after [`Prepared::run`].
+    pub fn timestamps(&self) -> Result<Option<Vec<WarpRecord>>, CudaError> {
+        let (Some(buf), Some(layout)) = (&self.timestamps, &self.loaded.generated.timestamps) else {
+            return Ok(None);
+        };
+        let words = self.cuda.gpu.download(buf)?;
+        decode(layout, &self.loaded.generated.roles, &words).map(Some).map_err(|e| CudaError::Argument(e.to_string()))
     }
 
     /// Copies the outputs back into their `Global`s.

@@ -6,6 +6,7 @@
 
 mod chrome;
 mod clocks;
+mod op_times;
 mod palette;
 mod source;
 mod stall;
@@ -17,6 +18,7 @@ mod traffic;
 use std::time::Duration;
 
 pub use clocks::{ClockFigures, ClockLine};
+pub use op_times::{LineTime, OpTimes, WarpClass, WarpMarks};
 pub(crate) use source::role_waits;
 pub use source::{RoleWait, SiteOp, SourceSite, WaitTarget};
 pub use stall::{StallCycles, StallReason};

@@ -64,6 +64,9 @@ const RESERVED: &[&str] = &[
     "q",
     "a_tmem",
     "d_tmem",
+    // The op timestamps' recorder and buffer.
+    super::timestamps::RECORDER,
+    super::timestamps::BUFFER,
 ];
 
 /// Renders one role (and the helpers it calls, inlined) into C++ statements.
@@ -83,6 +86,9 @@ pub(crate) struct Body<'a> {
     /// Packed `wgmma` A operands in registers, fenced until a wait retires every MMA group.
     pub operands: Vec<(usize, String)>,
     tmp: u32,
+    /// With op timestamps, the length of a warp's row: each operation records a mark first
+    /// (see `super::timestamps`).
+    pub timestamped: Option<u32>,
     inlining: Vec<String>,
     /// Fragments loaded from tensor memory whose registers are not filled yet (Blackwell):
     /// element-wise ops queue up and run when the fragment is stored or needed whole.
@@ -109,6 +115,7 @@ impl<'a> Body<'a> {
             fenced: Vec::new(),
             operands: Vec::new(),
             tmp: 0,
+            timestamped: None,
             inlining: Vec::new(),
             lazy: Vec::new(),
             rounded: HashMap::new(),
@@ -522,11 +529,12 @@ impl<'a> Body<'a> {
     fn select(&mut self, cond: &Expr, then: &Block, els: Option<&Expr>) -> Result<Option<Val>, Unsupported> {
         let Some(ExprKind::Block { label: None, block: els }) = els.map(|e| &e.kind) else { return Ok(None) };
         let (Some(a), Some(b)) = (then.sole_expr(), els.sole_expr()) else { return Ok(None) };
-        let (mark, fenced) = (self.out.len(), self.fenced.len());
+        let (mark, fenced, sites) = (self.out.len(), self.fenced.len(), self.uses.sites.len());
         let vals = (self.expr(cond), self.expr(a), self.expr(b));
         if self.out.len() != mark || self.fenced.len() != fenced {
             self.out.truncate(mark);
             self.fenced.truncate(fenced);
+            self.uses.sites.truncate(sites);
             return Ok(None);
         }
         Ok(match vals {

@@ -5,7 +5,40 @@ use std::fmt::Write;
 
 use warpspec_ir::Kernel;
 
+use super::TimestampLayout;
 use super::plan::{ParamPlan, Plan};
+use super::timestamps::{BUFFER, RECORDER};
+
+/// With timestamps: the warp's recorder, opened after the prologue.
+fn open_recorder(src: &mut String, timestamps: Option<&TimestampLayout>) {
+    if let Some(t) = timestamps {
+        let _ = writeln!(
+            src,
+            "    // Op timestamps: lane 0 of each warp of the first {} CTA(s) keeps up to {} marks.\n    \
+             ws::u32 {RECORDER} = wsg::timestamps_open<{}u>({}u);",
+            t.spec.ctas,
+            t.spec.capacity,
+            t.spec.row(),
+            t.spec.ctas
+        );
+    }
+}
+
+/// The call of role `role` by the threads from warp `base_warp` on, in instances of
+/// `threads` threads, at `indent`; with timestamps, the recorder passed and closed after it.
+fn call_role(ns: &str, role: &str, base_warp: u32, threads: u32, indent: &str, ts: Option<&TimestampLayout>) -> String {
+    let (arg, close) = match ts {
+        Some(t) => (
+            format!(", {RECORDER}"),
+            format!("\n{indent}wsg::timestamps_close<{}u>(P.{BUFFER}, {RECORDER});", t.spec.row()),
+        ),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "{indent}const ws::u32 t = threadIdx.x - {}u;\n{indent}{ns}::{role}(P, S, t / {threads}u, t % {threads}u == 0{arg});{close}",
+        base_warp * 32
+    )
+}
 
 /// Everything before the dispatch: the signature, shared memory, `Params`, barrier
 /// initialisation and, with tensor memory, its allocation; then `Shared S` and `warp`.
@@ -54,6 +87,9 @@ fn prologue(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
                 inits.push(n);
             }
         }
+    }
+    if decls.iter().any(|d| d.ends_with(&format!(" {BUFFER}"))) {
+        inits.push(BUFFER.to_string());
     }
     let _ = writeln!(src, "{}}};", inits.join(", "));
     let mut shared = Vec::new();
@@ -110,9 +146,10 @@ fn prologue(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
 /// The entry of a kernel whose warpgroups each run one role and which has neither plain
 /// barriers nor tensor memory (every Hopper kernel of the examples): one block per role
 /// that calls `setmaxnreg` with the role's budget, runs it and returns.
-pub(super) fn hopper(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
+pub(super) fn hopper(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String], ts: Option<&TimestampLayout>) {
     let ns = &format!("{}_roles", k.name);
     prologue(src, k, plan, decls);
+    open_recorder(src, ts);
     for r in &plan.roles {
         let (lo, hi, used) = (r.base_warp, r.base_warp + r.padded_warps, r.base_warp + r.warps);
         let range = if lo == 0 { format!("warp < {hi}u") } else { format!("warp >= {lo}u && warp < {hi}u") };
@@ -127,10 +164,9 @@ pub(super) fn hopper(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]
         let threads = r.warps_per_instance * 32;
         let _ = writeln!(
             src,
-            "        if ({}) {{\n            const ws::u32 t = threadIdx.x - {}u;\n            {ns}::{}(P, S, t / {threads}u, t % {threads}u == 0);\n        }}\n        return;\n    }}",
+            "        if ({}) {{\n{}\n        }}\n        return;\n    }}",
             if used == hi { "true".to_string() } else { format!("warp < {used}u") },
-            lo * 32,
-            r.name,
+            call_role(ns, &r.name, lo, threads, "            ", ts),
         );
     }
     src.push_str("}\n");
@@ -140,9 +176,10 @@ pub(super) fn hopper(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]
 /// which calls `setmaxnreg` with the largest budget of those roles (it acts on whole
 /// warpgroups) and dispatches each warp to its role; warps no role takes idle. Then, with
 /// tensor memory, every warp meets once more and warp 0 frees the allocation.
-pub(super) fn packed(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]) {
+pub(super) fn packed(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String], ts: Option<&TimestampLayout>) {
     let ns = &format!("{}_roles", k.name);
     prologue(src, k, plan, decls);
+    open_recorder(src, ts);
     // Runs of consecutive warpgroups holding the same roles (a role of several warpgroups).
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for (g, wg) in plan.warpgroups.iter().enumerate() {
@@ -172,10 +209,9 @@ pub(super) fn packed(src: &mut String, k: &Kernel, plan: &Plan, decls: &[String]
             let range = if lo == 0 { format!("warp < {used}u") } else { format!("warp >= {lo}u && warp < {used}u") };
             let _ = writeln!(
                 src,
-                "        {els}if ({range}) {{  // role `{}`\n            const ws::u32 t = threadIdx.x - {}u;\n            {ns}::{}(P, S, t / {threads}u, t % {threads}u == 0);\n        }}",
+                "        {els}if ({range}) {{  // role `{}`\n{}\n        }}",
                 r.name,
-                lo * 32,
-                r.name,
+                call_role(ns, &r.name, lo, threads, "            ", ts),
             );
         }
     }

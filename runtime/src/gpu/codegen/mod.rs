@@ -21,6 +21,7 @@ mod math;
 mod mma;
 mod ops;
 mod plan;
+mod timestamps;
 mod tmem;
 mod value;
 
@@ -34,6 +35,7 @@ pub use error::CodegenError;
 use error::{Unsupported, unsupported};
 pub(crate) use plan::TileLayout;
 use plan::{ParamPlan, Plan};
+pub use timestamps::{TimestampLayout, TimestampSite, TimestampSpec};
 
 use body::{Body, Uses, Val};
 
@@ -78,6 +80,9 @@ pub enum ParamSlot {
     Bool(String),
     /// `float`: a floating-point argument.
     Float(String),
+    /// `unsigned long long*`: the op timestamps' buffer, of [`TimestampSpec::words`] words
+    /// (timestamped renderings only, last).
+    Timestamps,
 }
 
 /// A role's place in the generated CTA.
@@ -89,6 +94,8 @@ pub struct RoleLayout {
     pub base_warp: u32,
     /// Warps running it.
     pub warps: u32,
+    /// Warps of one instance.
+    pub warps_per_instance: u32,
     /// Its register budget (`setmaxnreg`), when given.
     pub regs: Option<u32>,
 }
@@ -114,6 +121,9 @@ pub struct Generated {
     /// Registers per thread at launch: the register file divided among the CTA's threads
     /// (in steps of 8); `setmaxnreg` moves each warpgroup from there to its roles' budget.
     pub launch_registers: u32,
+    /// What the rendering records, when rendered with timestamps
+    /// ([`generate_timestamped`]).
+    pub timestamps: Option<TimestampLayout>,
 }
 
 impl Generated {
@@ -126,6 +136,18 @@ impl Generated {
     pub fn register_budget(&self) -> u32 {
         self.roles.iter().filter_map(|r| r.regs).max().unwrap_or(255)
     }
+
+    /// What ptxas' report is checked against: the register budget, no spills and no stack
+    /// frame. A timestamped rendering may spill where the plain one does not (the recorder
+    /// and the buffer's address take registers); its cost is measured beside the plain
+    /// kernel's time, spills included, so only the register budget holds for it.
+    pub fn resource_budget(&self) -> crate::gpu::ResourceBudget {
+        let strict = crate::gpu::ResourceBudget::strict(self.register_budget());
+        match self.timestamps {
+            Some(_) => crate::gpu::ResourceBudget { max_spill_bytes: u32::MAX, max_stack_frame: u32::MAX, ..strict },
+            None => strict,
+        }
+    }
 }
 
 /// The architecture kernel `k` is rendered for: Blackwell (sm_100a) when it declares tensor
@@ -136,7 +158,7 @@ pub fn arch_of(k: &Kernel) -> Arch {
 
 /// Renders kernel `k` to CUDA C++ for its architecture ([`arch_of`]).
 pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
-    render(k).map_err(|u| CodegenError {
+    render(k, None).map_err(|u| CodegenError {
         kernel: k.name.clone(),
         target: arch_of(k).name(),
         line: u.line,
@@ -144,7 +166,19 @@ pub fn generate(k: &Kernel) -> Result<Generated, CodegenError> {
     })
 }
 
-fn render(k: &Kernel) -> Result<Generated, Unsupported> {
+/// Renders kernel `k` with op timestamps: before each operation that issues work or waits,
+/// lane 0 of each warp of the first `spec.ctas` CTAs records the SM's cycle counter and the
+/// operation's site (see [`timestamps`](TimestampLayout)). The entry takes one more
+/// parameter, [`ParamSlot::Timestamps`].
+pub fn generate_timestamped(k: &Kernel, spec: TimestampSpec) -> Result<Generated, CodegenError> {
+    let error =
+        |line: u32, what: String| CodegenError { kernel: k.name.clone(), target: arch_of(k).name(), line, what };
+    let warps = Plan::new(k).map_err(|u| error(u.line, u.what))?.threads / 32;
+    spec.check(warps).map_err(|what| error(0, what))?;
+    render(k, Some(spec)).map_err(|u| error(u.line, u.what))
+}
+
+fn render(k: &Kernel, timestamps: Option<TimestampSpec>) -> Result<Generated, Unsupported> {
     let plan = Plan::new(k)?;
     let blackwell = plan.arch == Arch::Sm100a;
     let mut uses = Uses::default();
@@ -152,6 +186,7 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
     for (i, (r, rp)) in k.roles.iter().zip(&plan.roles).enumerate() {
         let mut b = Body::new(&plan, k, &mut uses);
         b.role = i;
+        b.timestamped = timestamps.map(|t| t.row());
         let mut states = Vec::new();
         for p in &r.func.params {
             let PatKind::Ident { name, .. } = &p.pat.kind else {
@@ -216,10 +251,12 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
         b.pending_round.clear();
         let body = std::mem::take(&mut b.out);
         let regs = rp.regs.map_or(String::new(), |r| format!(", {r} registers"));
+        let recorder =
+            if timestamps.is_some() { format!(", ws::u32& {}", timestamps::RECORDER) } else { String::new() };
         let _ = writeln!(
             role_fns,
             "// role `{}` (line {}): {} instance(s) of {} warp(s){regs}\n\
-             __device__ __forceinline__ void {}(const Params& P, const Shared& S, const ws::u32 instance, const bool leader) {{\n{body}}}\n",
+             __device__ __forceinline__ void {}(const Params& P, const Shared& S, const ws::u32 instance, const bool leader{recorder}) {{\n{body}}}\n",
             rp.name,
             r.func.pos.line,
             rp.warps / rp.warps_per_instance,
@@ -227,12 +264,21 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
             rp.name,
         );
     }
-    let (decls, params, fields) = signature(&plan, &mut uses)?;
+    let (mut decls, mut params, mut fields) = signature(&plan, &mut uses)?;
+    let layout = timestamps.map(|spec| TimestampLayout { spec, warps: plan.threads / 32, sites: uses.sites.clone() });
+    if layout.is_some() {
+        decls.push(format!("ws::u64* {}", timestamps::BUFFER));
+        params.push(ParamSlot::Timestamps);
+        let _ = writeln!(fields, "    ws::u64* {};  // op timestamps, a row per recording warp", timestamps::BUFFER);
+    }
     let mut src = String::new();
     let _ = writeln!(src, "// Generated by warpspec from kernel `{}` for {}. Do not edit.\n", k.name, plan.arch.name());
     src.push_str(PRELUDE);
     if blackwell {
         src.push_str(PRELUDE_SM100);
+    }
+    if timestamps.is_some() {
+        src.push_str(timestamps::HELPERS);
     }
     let _ = writeln!(src, "\nnamespace {}_roles {{\n", k.name);
     for name in &plan.const_order {
@@ -273,14 +319,20 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
     src.push_str(&role_fns);
     let _ = writeln!(src, "}}  // namespace {}_roles\n", k.name);
     if plan.arch == Arch::Sm90a && plan.barriers.is_empty() && plan.warpgroups.iter().all(|g| g.roles.len() == 1) {
-        entry::hopper(&mut src, k, &plan, &decls);
+        entry::hopper(&mut src, k, &plan, &decls, layout.as_ref());
     } else {
-        entry::packed(&mut src, k, &plan, &decls);
+        entry::packed(&mut src, k, &plan, &decls, layout.as_ref());
     }
     let roles = plan
         .roles
         .iter()
-        .map(|r| RoleLayout { name: r.name.clone(), base_warp: r.base_warp, warps: r.warps, regs: r.regs })
+        .map(|r| RoleLayout {
+            name: r.name.clone(),
+            base_warp: r.base_warp,
+            warps: r.warps,
+            warps_per_instance: r.warps_per_instance,
+            regs: r.regs,
+        })
         .collect();
     Ok(Generated {
         arch: plan.arch,
@@ -291,6 +343,7 @@ fn render(k: &Kernel) -> Result<Generated, Unsupported> {
         smem_bytes: plan.smem_bytes,
         params,
         roles,
+        timestamps: layout,
     })
 }
 

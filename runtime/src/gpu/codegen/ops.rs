@@ -66,6 +66,7 @@ impl Body<'_> {
         let spec = op.spec();
         let what = format!("{}.{}", spec.receiver.type_name(), spec.name);
         let recv = self.expr(receiver)?;
+        self.timestamp(spec.class, spec.name, line)?;
         let generic =
             |b: &Self, i: usize| generics.get(i).and_then(|g| b.plan.generic(g)).and_then(|v| u32::try_from(v).ok());
         let blackwell = self.plan.arch == Arch::Sm100a;

@@ -128,6 +128,8 @@ pub(crate) struct Uses {
     pub pointers: BTreeSet<String>,
     /// Dimensions each global is indexed with.
     pub ranks: BTreeMap<String, usize>,
+    /// The operations that record a timestamp, by site number (timestamped renderings).
+    pub sites: Vec<super::TimestampSite>,
 }
 
 impl Uses {

@@ -1,0 +1,282 @@
+//! Op by op: how long each source line of a kernel holds its warps on the GPU (op
+//! timestamps, `warpspec::gpu::timestamps`) and in the timing model (its timeline), set side
+//! by side. `validate op-times --gpu` records on the GPU machine; `validate op-times
+//! --compare` runs the model here and writes the comparison.
+//!
+//! Files in the output directory, per configuration `ID`:
+//! - `ID_gpu.csv`, `ID_model.csv`: [`OpTimes::csv`] (role, warps, line, visits, cycles per
+//!   visit, share of the warps' time);
+//! - `ID_sites.csv`: `role,line,op` of every marked operation;
+//! - `ID_gpu_cta0.csv`: CTA 0's raw marks (`warp,sm,role,of_instance,line,op,cycle`);
+//! - `ID_gpu.txt`: the plain and the timestamped kernel's time, marks kept, rows full;
+//! - `ID_compare.txt`: [`OpTimes::compare`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use warpspec::dsl::{Global, Kernel};
+use warpspec::gpu::bench::{Bench, BenchConfig};
+use warpspec::gpu::codegen::{self, TimestampSpec};
+use warpspec::gpu::{Cuda, Prepared};
+use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
+use warpspec::sim::{Machine, SimOptions, TraceOptions, kernel_occupancy, simulate};
+use warpspec::{Grid, bf16};
+use warpspec_examples::attention::Tensors;
+
+use crate::gpu::random;
+use crate::kernels::{self, GemmTensors, Launch};
+use crate::split::{Config, Work};
+use crate::table::Table;
+
+/// Marks per warp on the GPU: room for a 8192-deep K loop's ops.
+pub const CAPACITY: u32 = 16382;
+
+/// Recording `ctas` CTAs (the first wave of a one-CTA-per-SM kernel: 132).
+pub fn spec(ctas: u32) -> TimestampSpec {
+    TimestampSpec { ctas, capacity: CAPACITY }
+}
+
+/// The timing of each rendering: a burst of 10 iterations after 3 of warm-up (CUDA events),
+/// from a rested GPU, and a short sustained phase the bench requires.
+fn bench_config() -> BenchConfig {
+    BenchConfig {
+        warmup: 3,
+        burst: 10,
+        sustained: Duration::from_millis(300),
+        window: Duration::from_millis(100),
+        chunk: Duration::from_millis(20),
+        rest: Duration::from_millis(500),
+        ..BenchConfig::default()
+    }
+}
+
+/// The marked operations of `K`: `(role, line) -> ops on it`.
+fn sites<K: Kernel>() -> Result<BTreeMap<(String, u32), Vec<&'static str>>, String> {
+    let ir = K::ir_of().ok_or_else(|| format!("kernel `{}` has no IR", K::SPEC.name))?;
+    let g = codegen::generate_timestamped(ir, spec(1)).map_err(|e| e.to_string())?;
+    let mut out: BTreeMap<(String, u32), Vec<&'static str>> = BTreeMap::new();
+    for s in g.timestamps.map(|t| t.sites).unwrap_or_default() {
+        let ops = out.entry((s.role, s.line)).or_default();
+        if !ops.contains(&s.op) {
+            ops.push(s.op);
+        }
+    }
+    Ok(out)
+}
+
+fn sites_csv(sites: &BTreeMap<(String, u32), Vec<&'static str>>) -> String {
+    let mut out = String::from("role,line,ops\n");
+    for ((role, line), ops) in sites {
+        let _ = writeln!(out, "{role},{line},{}", ops.join("+"));
+    }
+    out
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The model's side: one run at the top clock under load with SM 0-3's first CTA traced whole.
+struct Model<'a> {
+    machine: &'a Machine,
+}
+
+impl Launch for Model<'_> {
+    type Output = Result<(OpTimes, BTreeMap<(String, u32), Vec<&'static str>>), String>;
+
+    fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
+        let sites = sites::<K>()?;
+        let lines: BTreeSet<(String, u32)> = sites.keys().cloned().collect();
+        let top = self.machine.power.loaded_max_ghz.value.min(self.machine.clocks.boost_ghz.value);
+        let trace = TraceOptions { sms: 4, ctas_per_sm: 1, max_events_per_sm: 2_000_000, window: None };
+        let opts = SimOptions { clock_ghz: Some(top), ..SimOptions::default() }.with_trace(trace);
+        let run = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
+        let trace = run.trace.ok_or("the model recorded no timeline")?;
+        let warps = OpTimes::marks_of_trace(&trace, |role, line| lines.contains(&(role.to_string(), line)));
+        Ok((OpTimes::new(&warps), sites))
+    }
+
+    fn clusters<K: Kernel>(&self) -> Result<usize, String> {
+        let occupancy = kernel_occupancy(self.machine, &K::SPEC).map_err(|e| e.to_string())?;
+        Ok(K::SPEC.cluster_shape().resident_clusters(self.machine.clusters.gpc_sms.value, occupancy.ctas_per_sm)
+            as usize)
+    }
+}
+
+/// The GPU's side: the plain kernel timed, the timestamped one timed and recorded.
+struct Gpu<'a> {
+    plain: &'a Cuda,
+    timestamped: &'a Cuda,
+    dir: &'a Path,
+    id: usize,
+}
+
+/// The burst time of `prepared` on `cuda`'s GPU, ms per iteration (median), and the mean SM
+/// clock sampled during it, MHz.
+fn burst(cuda: &Cuda, name: &str, prepared: &Prepared<'_>) -> Result<(f64, Option<f64>), String> {
+    let mut bench = Bench::new(cuda.gpu(), bench_config()).map_err(|e| e.to_string())?;
+    let m = bench.measure(name, None, || prepared.enqueue()).map_err(|e| e.to_string())?;
+    Ok((m.burst.steady_ms, m.burst.clocks.map(|c| c.sm_steady_mhz)))
+}
+
+impl Launch for Gpu<'_> {
+    type Output = Result<(), String>;
+
+    fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
+        let e = |e: warpspec::gpu::CudaError| e.to_string();
+        let plain = self.plain.prepare::<K>(grid, params).map_err(e)?;
+        let (plain_ms, plain_mhz) = burst(self.plain, "plain", &plain)?;
+        drop(plain);
+        let marked = self.timestamped.prepare::<K>(grid, params).map_err(e)?;
+        let (marked_ms, marked_mhz) = burst(self.timestamped, "timestamped", &marked)?;
+        // The record read back is the last iteration's.
+        let records = marked.timestamps().map_err(e)?.ok_or("no timestamps")?;
+        let layout = marked.generated().timestamps.clone().ok_or("no timestamp layout")?;
+        let warps: Vec<WarpMarks> = records.iter().map(|r| r.marks.clone()).collect();
+        let times = OpTimes::new(&warps);
+        let id = self.id;
+        write(&self.dir.join(format!("{id}_gpu.csv")), &times.csv())?;
+        let mut raw = String::from("warp,sm,role,of_instance,line,op,cycle\n");
+        for r in records.iter().filter(|r| r.cta == 0) {
+            for (&(line, cycle), &site) in r.marks.marks.iter().zip(&r.sites) {
+                let op = layout.sites[site as usize].op;
+                let _ =
+                    writeln!(raw, "{},{},{},{},{line},{op},{cycle}", r.warp, r.sm, r.marks.role, r.marks.of_instance);
+            }
+            if let Some(end) = r.marks.end {
+                let _ = writeln!(raw, "{},{},{},{},0,end,{end}", r.warp, r.sm, r.marks.role, r.marks.of_instance);
+            }
+        }
+        write(&self.dir.join(format!("{id}_gpu_cta0.csv")), &raw)?;
+        let marks: usize = records.iter().map(|r| r.marks.marks.len()).sum();
+        let full = records.iter().filter(|r| r.full).count();
+        let mhz = |m: Option<f64>| m.map_or("?".to_string(), |m| format!("{m:.0}"));
+        let r = marked.resources();
+        let summary = format!(
+            "plain kernel {plain_ms:.4} ms at {} MHz, timestamped {marked_ms:.4} ms at {} MHz ({:+.1}%): burst \
+             median, CUDA events\n{} warps recorded, {marks} marks, {full} rows full; timestamped: {} registers, \
+             {} B spill stores, {} B spill loads\n",
+            mhz(plain_mhz),
+            mhz(marked_mhz),
+            (marked_ms / plain_ms - 1.0) * 100.0,
+            records.len(),
+            r.registers,
+            r.spill_stores,
+            r.spill_loads
+        );
+        print!("{summary}");
+        write(&self.dir.join(format!("{id}_gpu.txt")), &summary)?;
+        let mut sites: BTreeMap<(String, u32), Vec<&'static str>> = BTreeMap::new();
+        for s in &layout.sites {
+            let ops = sites.entry((s.role.clone(), s.line)).or_default();
+            if !ops.contains(&s.op) {
+                ops.push(s.op);
+            }
+        }
+        write(&self.dir.join(format!("{id}_sites.csv")), &sites_csv(&sites))
+    }
+
+    fn clusters<K: Kernel>(&self) -> Result<usize, String> {
+        let sms = self.plain.gpu().multiprocessors().map_err(|e| e.to_string())? as usize;
+        Ok((sms / K::SPEC.cluster_shape().ctas().max(1) as usize).max(1))
+    }
+}
+
+/// Launches `config` through `l`: shape-only tensors for the model, random ones for the GPU.
+fn launch<L: Launch>(config: &Config, data: bool, l: &mut L) -> Result<L::Output, String> {
+    match &config.work {
+        Work::Gemm { m, n, k, .. } => {
+            let (m, n, k) = (*m, *n, *k);
+            let t = if data {
+                GemmTensors {
+                    a: Global::from_f32(&[m, k], &random(3, m * k)).ok_or("A")?,
+                    b: Global::from_f32(&[k, n], &random(4, k * n)).ok_or("B")?,
+                    c: Global::zeros(&[m, n]),
+                }
+            } else {
+                GemmTensors {
+                    a: Global::shape_only(&[m, k]),
+                    b: Global::shape_only(&[k, n]),
+                    c: Global::shape_only(&[m, n]),
+                }
+            };
+            kernels::gemm(config, t, l)
+        }
+        Work::Attention { problem, .. } => {
+            let t = if data {
+                let len = problem.elements();
+                let (q, k, v) = (random(5, len), random(6, len), random(7, len));
+                Tensors::<bf16>::new(problem, &q, &k, &v).map_err(|e| e.to_string())?
+            } else {
+                Tensors::<bf16>::shape_only(problem)
+            };
+            kernels::attention(config, t, l)
+        }
+    }
+}
+
+/// Records every configuration on GPU 0 into `dir`, the first `ctas` CTAs of each.
+pub fn record(configs: &[Config], dir: &Path, ctas: u32) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let plain = Cuda::new(0).map_err(|e| e.to_string())?;
+    let timestamped = Cuda::timestamped(0, spec(ctas)).map_err(|e| e.to_string())?;
+    println!("device: {}", plain.gpu().name());
+    for c in configs {
+        println!("{c}");
+        let mut gpu = Gpu { plain: &plain, timestamped: &timestamped, dir, id: c.id };
+        if let Err(e) = launch(c, true, &mut gpu).and_then(|r| r) {
+            println!("  failed: {e}");
+        }
+    }
+    Ok(())
+}
+
+fn parse_times(text: &str) -> Result<OpTimes, String> {
+    let t = Table::parse(text)?;
+    let mut lines = Vec::new();
+    for i in 0..t.len() {
+        let class = match t.get(i, "warps") {
+            Some("leader") => WarpClass::Leader,
+            Some("others") => WarpClass::Others,
+            other => return Err(format!("row {i}: warps {other:?}")),
+        };
+        let num = |c: &str| t.num(i, c).ok_or_else(|| format!("row {i}: no {c}"));
+        lines.push(LineTime {
+            role: t.get(i, "role").unwrap_or_default().to_string(),
+            class,
+            line: num("line")? as u32,
+            visits: num("visits")? as u64,
+            mean: num("mean_cycles")?,
+            median: num("median_cycles")?,
+            share: num("share")?,
+        });
+    }
+    Ok(OpTimes { lines, warps: 0 })
+}
+
+/// Runs the model for every configuration with a GPU record in `dir` and writes the
+/// comparison beside it.
+pub fn compare(configs: &[Config], dir: &Path) -> Result<(), String> {
+    let machine = Machine::h200();
+    for c in configs {
+        let gpu_path = dir.join(format!("{}_gpu.csv", c.id));
+        let Ok(text) = std::fs::read_to_string(&gpu_path) else {
+            println!("{c}: no {}", gpu_path.display());
+            continue;
+        };
+        let measured = parse_times(&text)?;
+        let (model, sites) = launch(c, false, &mut Model { machine: &machine })??;
+        write(&dir.join(format!("{}_model.csv", c.id)), &model.csv())?;
+        let label = |role: &str, line: u32| sites.get(&(role.to_string(), line)).map_or(String::new(), |o| o.join("+"));
+        let mut text = format!("{c}\n");
+        if let Ok(s) = std::fs::read_to_string(dir.join(format!("{}_gpu.txt", c.id))) {
+            text.push_str(&s);
+        }
+        text.push_str(&model.compare(&measured, label));
+        println!("{text}");
+        write(&dir.join(format!("{}_compare.txt", c.id)), &text)?;
+    }
+    Ok(())
+}
