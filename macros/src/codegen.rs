@@ -18,12 +18,19 @@ pub fn private() -> TokenStream {
 }
 
 /// The module's items with `#[params]`, `#[shared]`, `#[pipeline]`, `#[barrier]`,
-/// `#[named_barrier]` and `#[role]` removed.
+/// `#[named_barrier]` and `#[role]` removed, and line hints in its functions' statements
+/// ([`crate::hints`]; not in `const fn`s, which cannot call them).
 pub fn stripped_items(items: &[Item]) -> Vec<Item> {
+    let hint = crate::hints::path(&private());
     items
         .iter()
         .cloned()
         .map(|mut item| {
+            if let Item::Fn(f) = &mut item
+                && f.sig.constness.is_none()
+            {
+                crate::hints::add(f, &hint);
+            }
             let is_role = matches!(&item, Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("role")));
             if let Some(attrs) = attrs_mut(&mut item) {
                 attrs.retain(|a| !MARKERS.iter().any(|m| a.path().is_ident(m)));

@@ -13,6 +13,7 @@ mod errors;
 mod expand;
 #[cfg(test)]
 mod fuzz_tests;
+mod hints;
 mod lift;
 mod lower;
 mod markers;

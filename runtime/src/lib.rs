@@ -477,7 +477,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::dsl::{
         ArgValue, Argument, Barrier, BarrierSpec, Cta, Endpoint, Kernel, KernelSpec, NamedBarrier, NamedBarrierSpec,
-        Pipeline, PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, SmemField, TileCell, Who,
+        Pipeline, PipelineSpec, RoleFuture, RoleSpec, SmemBuffer, SmemField, TileCell, Who, line_hint,
     };
     pub use std::boxed::Box;
     pub use std::future::Future;

@@ -9,6 +9,7 @@ mod global;
 mod kernel;
 mod ops;
 mod softexp;
+mod source_line;
 mod sync;
 mod tile;
 
@@ -27,6 +28,8 @@ pub use global::Global;
 pub use kernel::{BarrierSpec, Cta, Kernel, KernelSpec, NamedBarrierSpec, PipelineSpec, RoleFuture, RoleSpec};
 pub use ops::{AccessKind, Backend, BarrierSlot, Event, Fault, GlobalTile, MathKind, Op, TileAccess, Wait, Who};
 pub use softexp::{POLY_EXP2_DEG3, exp2_poly, max_relative_error as exp2_poly_max_relative_error};
+pub use source_line::line_hint;
+pub(crate) use source_line::written_line;
 pub use sync::{
     Arriver, Barrier, Consumer, Endpoint, Full, Named, NamedBarrier, PipeState, Pipeline, Producer, Slot, TxOn,
     TxTarget, Waiter,

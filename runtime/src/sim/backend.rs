@@ -119,14 +119,14 @@ impl Backend for SimBackend<'_> {
         {
             self.unsupported.set(Some((who, e)));
         }
-        let site = self.sites.intern(who.role, self.location(who), SiteKind::of_op(&op));
+        let site = self.sites.intern(who.role, self.written(who), SiteKind::of_op(&op));
         let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
         self.casts.issue(who, &op, self.timing, &mut queued, &mut self.pending.borrow_mut());
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
-            let site = self.sites.intern(who.role, self.location(who), SiteKind::of_wait(&wait));
+            let site = self.sites.intern(who.role, self.written(who), SiteKind::of_wait(&wait));
             let state = self.ring(who);
             let mut lowered = self.lowered.borrow_mut();
             lowered.clear();
@@ -173,5 +173,12 @@ impl SimBackend<'_> {
     /// The source location `who` reported last, if it was the last to report one.
     fn location(&self, who: Who) -> Option<&'static Location<'static>> {
         self.at.get().filter(|(w, _)| *w == who).map(|(_, at)| at)
+    }
+
+    /// The source location `who` reported last, with the written line of the operation it
+    /// issues now ([`crate::dsl::written_line`]: the statement's line hint, which arithmetic,
+    /// reporting no location, has too).
+    fn written(&self, who: Who) -> Option<(&'static Location<'static>, u32)> {
+        self.location(who).map(|at| (at, crate::dsl::written_line(at)))
     }
 }

@@ -131,10 +131,11 @@ struct Interned {
 }
 
 impl SiteTable {
-    /// The site of `kind` issued by role `role` at `at` (`None`: no location known).
-    pub(crate) fn intern(&self, role: u16, at: Option<&'static Location<'static>>, kind: SiteKind) -> Site {
-        let Some(at) = at else { return Site::NONE };
-        let key = SiteKey { role, file: at.file(), line: at.line(), column: at.column(), kind };
+    /// The site of `kind` issued by role `role` at `at`, written on `line` (`None`: no
+    /// location known).
+    pub(crate) fn intern(&self, role: u16, at: Option<(&'static Location<'static>, u32)>, kind: SiteKind) -> Site {
+        let Some((at, line)) = at else { return Site::NONE };
+        let key = SiteKey { role, file: at.file(), line, column: at.column(), kind };
         let mut inner = self.inner.borrow_mut();
         if let Some(&site) = inner.ids.get(&key) {
             return site;
