@@ -280,3 +280,35 @@ pub fn compare(configs: &[Config], dir: &Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_as_written_and_a_bad_row_is_an_error() {
+        let warps = [WarpMarks {
+            role: "producer".into(),
+            of_instance: 0,
+            marks: vec![(111, 0), (112, 40), (111, 100)],
+            end: Some(130),
+        }];
+        let times = OpTimes::new(&warps);
+        let back = parse_times(&times.csv()).unwrap();
+        assert_eq!(back.lines.len(), times.lines.len());
+        for (a, b) in back.lines.iter().zip(&times.lines) {
+            assert_eq!((&a.role, a.class, a.line, a.visits), (&b.role, b.class, b.line, b.visits));
+            assert!((a.mean - b.mean).abs() < 0.1 && (a.share - b.share).abs() < 1e-3);
+        }
+        let bad = "role,warps,line,visits,mean_cycles,median_cycles,share\nproducer,all,111,1,1,1,1\n";
+        assert!(parse_times(bad).unwrap_err().contains("warps"));
+    }
+
+    #[test]
+    fn the_sites_of_a_kernel_are_its_marked_ops_by_line() {
+        let sites = sites::<crate::kernels::ws_gemm_128x128_p2::Kernel>().unwrap();
+        let ops: Vec<&str> = sites.values().flatten().copied().collect();
+        assert!(ops.contains(&"acquire") && ops.contains(&"wgmma") && ops.contains(&"release"), "{ops:?}");
+        assert!(sites_csv(&sites).starts_with("role,line,ops\n"));
+    }
+}
