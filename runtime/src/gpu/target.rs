@@ -169,8 +169,8 @@ impl Cuda {
 
     /// The GPU `ordinal`, every kernel rendered with op timestamps (`spec`): after a run,
     /// [`Prepared::timestamps`] reads when each op of each warp of the first `spec.ctas`
-    /// CTAs began. A timestamped kernel runs a little slower than the plain one; time the
-    /// plain one with [`Cuda::new`].
+    /// CTAs began. A timestamped kernel runs slower than the plain one (6-47% on the H200:
+    /// `docs/validation.md`, "Op by op"); time the plain one with [`Cuda::new`].
     pub fn timestamped(ordinal: i32, spec: TimestampSpec) -> Result<Cuda, GpuError> {
         let mut cuda = Cuda::new(ordinal)?;
         cuda.timestamps = Some(spec);
