@@ -50,7 +50,7 @@ pub fn random(seed: u64, len: usize) -> Vec<f32> {
 
 /// Clusters of `K` a persistent grid on `cuda` holds: the device's SMs over the cluster's
 /// CTAs (one CTA per SM, as examples/cluster_gemm_gpu.rs launches it).
-fn device_clusters<K: Kernel>(cuda: &Cuda) -> Result<usize, String> {
+pub fn device_clusters<K: Kernel>(cuda: &Cuda) -> Result<usize, String> {
     let sms = cuda.gpu().multiprocessors().map_err(|e| e.to_string())? as usize;
     Ok((sms / K::SPEC.cluster_shape().ctas().max(1) as usize).max(1))
 }

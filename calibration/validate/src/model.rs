@@ -139,11 +139,14 @@ impl Launch for ModelLaunch<'_> {
     }
 
     fn clusters<K: Kernel>(&self) -> Result<usize, String> {
-        let occupancy = kernel_occupancy(self.machine, &K::SPEC).map_err(|e| e.to_string())?;
-        let resident =
-            K::SPEC.cluster_shape().resident_clusters(self.machine.clusters.gpc_sms.value, occupancy.ctas_per_sm);
-        Ok(resident as usize)
+        resident_clusters::<K>(self.machine)
     }
+}
+
+/// Clusters of `K` resident at once on `machine`: the size of a persistent grid.
+pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> {
+    let occupancy = kernel_occupancy(machine, &K::SPEC).map_err(|e| e.to_string())?;
+    Ok(K::SPEC.cluster_shape().resident_clusters(machine.clusters.gpc_sms.value, occupancy.ctas_per_sm) as usize)
 }
 
 /// Predicts `config` on `machine` (shape-only tensors: no data, no arithmetic).

@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use warpspec::dsl::{Global, Kernel};
 use warpspec::gpu::bench::{Bench, BenchConfig};
-use warpspec::gpu::codegen::{self, TimestampSpec};
+use warpspec::gpu::codegen::{self, TimestampSite, TimestampSpec};
 use warpspec::gpu::{Cuda, Prepared};
 use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
-use warpspec::sim::{Machine, SimOptions, TraceOptions, kernel_occupancy, simulate};
+use warpspec::sim::{Machine, SimOptions, TraceOptions, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;
 
@@ -52,21 +52,29 @@ fn bench_config() -> BenchConfig {
     }
 }
 
-/// The marked operations of `K`: `(role, line) -> ops on it`.
-fn sites<K: Kernel>() -> Result<BTreeMap<(String, u32), Vec<&'static str>>, String> {
-    let ir = K::ir_of().ok_or_else(|| format!("kernel `{}` has no IR", K::SPEC.name))?;
-    let g = codegen::generate_timestamped(ir, spec(1)).map_err(|e| e.to_string())?;
-    let mut out: BTreeMap<(String, u32), Vec<&'static str>> = BTreeMap::new();
-    for s in g.timestamps.map(|t| t.sites).unwrap_or_default() {
-        let ops = out.entry((s.role, s.line)).or_default();
+/// Marked operations by `(role, line)`: the ops on each line.
+type Sites = BTreeMap<(String, u32), Vec<&'static str>>;
+
+/// `sites` grouped by role and line.
+fn by_line(sites: &[TimestampSite]) -> Sites {
+    let mut out = Sites::new();
+    for s in sites {
+        let ops = out.entry((s.role.clone(), s.line)).or_default();
         if !ops.contains(&s.op) {
             ops.push(s.op);
         }
     }
-    Ok(out)
+    out
 }
 
-fn sites_csv(sites: &BTreeMap<(String, u32), Vec<&'static str>>) -> String {
+/// The marked operations of `K`.
+fn sites<K: Kernel>() -> Result<Sites, String> {
+    let ir = K::ir_of().ok_or_else(|| format!("kernel `{}` has no IR", K::SPEC.name))?;
+    let g = codegen::generate_timestamped(ir, spec(1)).map_err(|e| e.to_string())?;
+    Ok(by_line(&g.timestamps.map(|t| t.sites).unwrap_or_default()))
+}
+
+fn sites_csv(sites: &Sites) -> String {
     let mut out = String::from("role,line,ops\n");
     for ((role, line), ops) in sites {
         let _ = writeln!(out, "{role},{line},{}", ops.join("+"));
@@ -84,7 +92,7 @@ struct Model<'a> {
 }
 
 impl Launch for Model<'_> {
-    type Output = Result<(OpTimes, BTreeMap<(String, u32), Vec<&'static str>>), String>;
+    type Output = Result<(OpTimes, Sites), String>;
 
     fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
         let sites = sites::<K>()?;
@@ -99,9 +107,7 @@ impl Launch for Model<'_> {
     }
 
     fn clusters<K: Kernel>(&self) -> Result<usize, String> {
-        let occupancy = kernel_occupancy(self.machine, &K::SPEC).map_err(|e| e.to_string())?;
-        Ok(K::SPEC.cluster_shape().resident_clusters(self.machine.clusters.gpc_sms.value, occupancy.ctas_per_sm)
-            as usize)
+        crate::model::resident_clusters::<K>(self.machine)
     }
 }
 
@@ -168,19 +174,11 @@ impl Launch for Gpu<'_> {
         );
         print!("{summary}");
         write(&self.dir.join(format!("{id}_gpu.txt")), &summary)?;
-        let mut sites: BTreeMap<(String, u32), Vec<&'static str>> = BTreeMap::new();
-        for s in &layout.sites {
-            let ops = sites.entry((s.role.clone(), s.line)).or_default();
-            if !ops.contains(&s.op) {
-                ops.push(s.op);
-            }
-        }
-        write(&self.dir.join(format!("{id}_sites.csv")), &sites_csv(&sites))
+        write(&self.dir.join(format!("{id}_sites.csv")), &sites_csv(&by_line(&layout.sites)))
     }
 
     fn clusters<K: Kernel>(&self) -> Result<usize, String> {
-        let sms = self.plain.gpu().multiprocessors().map_err(|e| e.to_string())? as usize;
-        Ok((sms / K::SPEC.cluster_shape().ctas().max(1) as usize).max(1))
+        crate::gpu::device_clusters::<K>(self.plain)
     }
 }
 
