@@ -10,8 +10,27 @@ and `ID.txt` (elapsed SM cycles). A region is a range of SASS offsets of the ker
 code). With W warps resident per SM for the whole kernel (one CTA per SM), a region's share
 of all samples times W x 132 SMs x elapsed cycles is the warp-cycles spent in it; divided by
 its executions (the most-executed instruction of the region), the cycles one warp spends in
-it per pass. That is an estimate: warps that exit early (the producer warpgroup's idle
-warps) are counted as live, so the live-warp count is given per kernel.
+it per pass.
+
+The sampler works per SM sub-partition: at each interval every sub-partition samples one of
+its own active warps. A warp on a sub-partition of n live warps therefore gets 1/n of that
+sub-partition's samples, not 1/W of the SM's, and where the live warps do not spread evenly
+over the four sub-partitions (the 9-warp GEMMs: the producer warp 0 shares sub-partition 0
+with the consumer warps 4 and 8, the other three hold two warps each) a region's cycles
+must be weighted by where the warps that run it sit. Warp w sits on sub-partition w % 4.
+With r = all samples / (4 x 132 x elapsed) samples per sub-partition-cycle, a region run by
+the warps S, each `passes / |S|` times, takes
+
+    cycles per pass = samples / (r x passes / |S| x sum over w in S of 1 / n(w))
+
+(for an even spread this is the share formula above). The check that the sampler is per
+sub-partition: in ws_gemm_128x128_p2 (#0, #1) the producer warp's code holds 8.96% and 8.63%
+as many samples as the rest of the kernel, where a per-SM sampler would give it 1/8 of the
+eight consumer warps' (12.5%) and a per-sub-partition one 1/3 / (2 x 1/3 + 6 x 1/2) = 9.09%.
+Before this weighting the producer's regions of the 9-warp kernels, and the release of their
+consumer warpgroups' leaders (warps 4 and 8, on the producer's sub-partition), read 25% low.
+That is an estimate still: warps that exit early (the producer warpgroup's idle warps) are
+not counted as live.
 """
 import csv
 import os
@@ -22,18 +41,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "calibration/results/validate_stalls")
 SMS = 132
 
-# (configuration id, kernel, live warps per CTA, regions as (name, first offset, end offset
-# [, passes when not the executions of its most-executed instruction]))
+# (configuration id, kernel, live warps of a CTA (warp indices), regions as (name, first
+# offset, end offset[, warps that run it (default: every live warp)[, passes when not the
+# executions of its most-executed instruction: a count, or another region's name]]))
+# The warp-specialized GEMMs: the producer warp 0 (warps 1-3 of its warpgroup exit at once)
+# and two consumer warpgroups, warps 4-7 and 8-11, whose leaders (4, 8) release the stages.
+WS_LIVE = [0] + list(range(4, 12))
+PRODUCER = [0]
+CONSUMERS = list(range(4, 12))
+LEADERS = [4, 8]
 # ws_gemm_128x128_p2's regions (one CUBIN for every shape).
 WS_128X128_P2 = [
-    ("consumer: full-stage wait", 0x06E0, 0x0730),
-    ("consumer: wgmma issue (4 HGMMA)", 0x0730, 0x0C20),
-    ("consumer: wgmma.wait_group 0", 0x0C20, 0x0C30),
-    ("consumer: release, loop", 0x0C30, 0x0D60),
-    ("producer: empty-stage wait", 0x4210, 0x4230),
-    ("producer: TMA issue, 3 boxes", 0x4230, 0x4560),
-    ("ring: release (1 warp of 4)", 0x0C40, 0x0CF0),
-    ("ring: stage, phase, loop", 0x0D00, 0x0D60),
+    ("consumer: full-stage wait", 0x06E0, 0x0730, CONSUMERS),
+    ("consumer: wgmma issue (4 HGMMA)", 0x0730, 0x0C20, CONSUMERS),
+    ("consumer: wgmma.wait_group 0", 0x0C20, 0x0C30, CONSUMERS),
+    ("consumer: release, loop", 0x0C30, 0x0D60, CONSUMERS),
+    ("producer: empty-stage wait", 0x4210, 0x4230, PRODUCER),
+    ("producer: TMA issue, 3 boxes", 0x4230, 0x4560, PRODUCER),
+    # Its BSYNC runs twice a pass: one pass per k-step, as the TMA issue.
+    ("producer: loop", 0x4560, 0x45F0, PRODUCER, "producer: TMA issue, 3 boxes"),
+    ("ring: release (1 warp of 4)", 0x0C40, 0x0CF0, LEADERS),
+    ("ring: stage, phase, loop", 0x0D00, 0x0D60, CONSUMERS),
 ]
 
 # flat_128x256_p4's regions (v1 and v1+bar.sync: one CUBIN).
@@ -53,12 +81,12 @@ FLAT_128X256_P4 = [
     ]
 
 KERNELS = [
-    (56, "flat_128x256_p4, v1 (8192^3)", 8, FLAT_128X256_P4),
+    (56, "flat_128x256_p4, v1 (8192^3)", list(range(8)), FLAT_128X256_P4),
     # The same CUBIN with the coupling bar.sync on (its branch at 0x2EB0 taken).
-    (58, "flat_128x256_p4, v1+bar.sync (8192^3)", 8, FLAT_128X256_P4),
-    (0, "ws_gemm_128x128_p2 (8192^3)", 9, WS_128X128_P2),
-    (1, "ws_gemm_128x128_p2 (4096^3)", 9, WS_128X128_P2),
-    (57, "flat_128x256_p4, v2 (8192^3)", 8, [
+    (58, "flat_128x256_p4, v1+bar.sync (8192^3)", list(range(8)), FLAT_128X256_P4),
+    (0, "ws_gemm_128x128_p2 (8192^3)", WS_LIVE, WS_128X128_P2),
+    (1, "ws_gemm_128x128_p2 (4096^3)", WS_LIVE, WS_128X128_P2),
+    (57, "flat_128x256_p4, v2 (8192^3)", list(range(8)), [
         ("loop head, full-stage wait", 0x11C0, 0x1320),
         ("wgmma issue (2 HGMMA)", 0x1320, 0x1530),
         ("wgmma.wait_group 1", 0x1530, 0x1540),
@@ -75,51 +103,51 @@ KERNELS = [
     # The attention kernels at b8 h16 s2048 d128 (held out): the non-specialized worker's
     # loader (2 warpgroups) and FA3's producer warpgroup (all 4 warps run its loop, one
     # issues), from the acquire's return to the expect_tx arrive of a K or a V load.
-    (129, "flat_bf16_d128 (b8 h16 s2048)", 8, [
+    (129, "flat_bf16_d128 (b8 h16 s2048)", list(range(8)), [
         ("loader: K, TMA issue, 2 boxes", 0x2470, 0x26A0),
         ("loader: V, TMA issue, 2 boxes", 0x6420, 0x6660),
     ]),
-    (125, "fa3_bf16_d128 (b8 h16 s2048)", 12, [
+    (125, "fa3_bf16_d128 (b8 h16 s2048)", list(range(12)), [
         ("producer: K, TMA issue, 2 boxes", 0x10EB0, 0x110F0),
         ("producer: V, TMA issue, 2 boxes", 0x11240, 0x11450),
     ]),
-    (55, "ws_128x256_p4 (8192^3)", 9, [
-        ("consumer: full-stage wait", 0x09D0, 0x0A40),
-        ("consumer: wgmma issue", 0x0A40, 0x0D00),
-        ("consumer: wgmma.wait_group 0", 0x0D00, 0x0D10),
-        ("consumer: release, loop", 0x0D10, 0x0E40),
-        ("producer: empty-stage wait", 0x6B70, 0x6B90),
-        ("producer: TMA issue, 5 boxes", 0x6B90, 0x7000),
-        ("producer: loop", 0x7000, 0x70A0),
-        ("ring: release (1 warp of 4)", 0x0D20, 0x0DD0),
-        ("ring: stage, phase, loop", 0x0DE0, 0x0E40),
+    (55, "ws_128x256_p4 (8192^3)", WS_LIVE, [
+        ("consumer: full-stage wait", 0x09D0, 0x0A40, CONSUMERS),
+        ("consumer: wgmma issue", 0x0A40, 0x0D00, CONSUMERS),
+        ("consumer: wgmma.wait_group 0", 0x0D00, 0x0D10, CONSUMERS),
+        ("consumer: release, loop", 0x0D10, 0x0E40, CONSUMERS),
+        ("producer: empty-stage wait", 0x6B70, 0x6B90, PRODUCER),
+        ("producer: TMA issue, 5 boxes", 0x6B90, 0x7000, PRODUCER),
+        ("producer: loop", 0x7000, 0x70A0, PRODUCER, "producer: TMA issue, 5 boxes"),
+        ("ring: release (1 warp of 4)", 0x0D20, 0x0DD0, LEADERS),
+        ("ring: stage, phase, loop", 0x0DE0, 0x0E40, CONSUMERS),
     ]),
-    (25, "ws_gemm_128x256_p2 (8192^3)", 9, [
-        ("consumer: full-stage wait", 0x08D0, 0x0920),
-        ("consumer: wgmma issue", 0x0920, 0x0E50),
-        ("consumer: wgmma.wait_group 0", 0x0E50, 0x0E60),
-        ("consumer: release, loop", 0x0E60, 0x0F90),
-        ("producer: empty-stage wait", 0x6C70, 0x6CE0),
-        ("producer: TMA issue, 5 boxes", 0x6CE0, 0x7150),
-        ("producer: loop", 0x7150, 0x71E0),
-        ("ring: release (1 warp of 4)", 0x0E70, 0x0F20),
-        ("ring: stage, phase, loop", 0x0F30, 0x0F90),
+    (25, "ws_gemm_128x256_p2 (8192^3)", WS_LIVE, [
+        ("consumer: full-stage wait", 0x08D0, 0x0920, CONSUMERS),
+        ("consumer: wgmma issue", 0x0920, 0x0E50, CONSUMERS),
+        ("consumer: wgmma.wait_group 0", 0x0E50, 0x0E60, CONSUMERS),
+        ("consumer: release, loop", 0x0E60, 0x0F90, CONSUMERS),
+        ("producer: empty-stage wait", 0x6C70, 0x6CE0, PRODUCER),
+        ("producer: TMA issue, 5 boxes", 0x6CE0, 0x7150, PRODUCER),
+        ("producer: loop", 0x7150, 0x71E0, PRODUCER, "producer: TMA issue, 5 boxes"),
+        ("ring: release (1 warp of 4)", 0x0E70, 0x0F20, LEADERS),
+        ("ring: stage, phase, loop", 0x0F30, 0x0F90, CONSUMERS),
     ]),
-    (35, "ws_gemm_128x256_p4 (8192^3)", 9, [
-        ("consumer: full-stage wait", 0x09D0, 0x0A20),
-        ("consumer: wgmma issue", 0x0A20, 0x0F50),
-        ("consumer: wgmma.wait_group 0", 0x0F50, 0x0F60),
-        ("consumer: release, loop", 0x0F60, 0x1090),
-        ("producer: empty-stage wait", 0x6D70, 0x6DE0),
-        ("producer: TMA issue, 5 boxes", 0x6DE0, 0x7250),
-        ("producer: loop", 0x7250, 0x72E0),
-        ("ring: release (1 warp of 4)", 0x0F70, 0x1020),
-        ("ring: stage, phase, loop", 0x1030, 0x1090),
+    (35, "ws_gemm_128x256_p4 (8192^3)", WS_LIVE, [
+        ("consumer: full-stage wait", 0x09D0, 0x0A20, CONSUMERS),
+        ("consumer: wgmma issue", 0x0A20, 0x0F50, CONSUMERS),
+        ("consumer: wgmma.wait_group 0", 0x0F50, 0x0F60, CONSUMERS),
+        ("consumer: release, loop", 0x0F60, 0x1090, CONSUMERS),
+        ("producer: empty-stage wait", 0x6D70, 0x6DE0, PRODUCER),
+        ("producer: TMA issue, 5 boxes", 0x6DE0, 0x7250, PRODUCER),
+        ("producer: loop", 0x7250, 0x72E0, PRODUCER, "producer: TMA issue, 5 boxes"),
+        ("ring: release (1 warp of 4)", 0x0F70, 0x1020, LEADERS),
+        ("ring: stage, phase, loop", 0x1030, 0x1090, CONSUMERS),
     ]),
-    (37, "ws_gemm_128x256_p4 (8192x8192x1024)", 9, [
-        ("consumer: main loop (16 k-steps)", 0x09C0, 0x1050),
+    (37, "ws_gemm_128x256_p4 (8192x8192x1024)", WS_LIVE, [
+        ("consumer: main loop (16 k-steps)", 0x09C0, 0x1050, CONSUMERS),
         # Once per consumer warp (2048 CTAs x 8), its code partly in a loop.
-        ("consumer: store_global (64x256 f32)", 0x1050, 0x6700, 16384),
+        ("consumer: store_global (64x256 f32)", 0x1050, 0x6700, CONSUMERS, 16384),
         ("exit (stores drain)", 0x6700, 0x6710),
     ]),
 ]
@@ -143,18 +171,26 @@ def load(cid):
 
 
 def main():
-    print("Cycles per pass of each code region, per warp (Nsight Compute stall sampling, H200, clocks free):")
-    for cid, name, warps, regions in KERNELS:
+    print("Cycles per pass of each code region, per warp (Nsight Compute stall sampling, H200, clocks free;")
+    print("each warp weighted by the live warps of its sub-partition, warp w on w % 4):")
+    for cid, name, live, regions in KERNELS:
         rows, elapsed = load(cid)
         total = sum(s for _, _, s, _ in rows)
-        warp_cycles = warps * SMS * elapsed
-        print(f"\n#{cid} {name}: {elapsed:,.0f} cycles, {warps} live warps per SM")
+        per_smsp = {q: sum(1 for w in live if w % 4 == q) for q in range(4)}
+        rate = total / (sum(1 for n in per_smsp.values() if n) * SMS * elapsed)
+        print(f"\n#{cid} {name}: {elapsed:,.0f} cycles, {len(live)} live warps per SM "
+              f"({'/'.join(str(per_smsp[q]) for q in range(4))} per sub-partition)")
         print(f"  {'region':<30} {'instrs':>6} {'passes':>9} {'share':>6} {'cycles/pass':>11} {'per instr':>9}")
         for region, lo, hi, *given in regions:
+            warps = given[0] if given else live
             sel = [r for r in rows if lo <= r[0] < hi]
             samples = sum(r[2] for r in sel)
-            passes = given[0] if given else max((r[3] for r in sel), default=0)
-            cyc = samples / total * warp_cycles / passes if passes else 0.0
+            passes = given[1] if len(given) > 1 else max((r[3] for r in sel), default=0)
+            if isinstance(passes, str):  # as many passes as the named region
+                named = next(g for g in regions if g[0] == passes)
+                passes = max((r[3] for r in rows if named[1] <= r[0] < named[2]), default=0)
+            weight = sum(1 / per_smsp[w % 4] for w in warps) / len(warps)
+            cyc = samples / (rate * passes * weight) if passes else 0.0
             print(f"  {region:<30} {len(sel):>6} {passes:>9} {100 * samples / total:>5.1f}% {cyc:>11.0f} {cyc / max(len(sel), 1):>9.2f}")
 
 
