@@ -8,6 +8,8 @@
 //!   visit, share of the warps' time);
 //! - `ID_sites.csv`: `role,line,op` of every marked operation;
 //! - `ID_gpu_cta0.csv`: CTA 0's raw marks (`warp,sm,role,of_instance,line,op,cycle`);
+//! - `ID_model_cta0.csv`: the same of the model's first CTA on SM 0, one mark where a warp
+//!   enters a line (as the GPU's: one per op visit);
 //! - `ID_gpu.txt`: the plain and the timestamped kernel's time, marks kept, rows full;
 //! - `ID_compare.txt`: [`OpTimes::compare`].
 
@@ -20,7 +22,7 @@ use warpspec::dsl::{Global, Kernel};
 use warpspec::gpu::bench::{Bench, BenchConfig};
 use warpspec::gpu::codegen::{self, TimestampSite, TimestampSpec};
 use warpspec::gpu::{Cuda, Prepared};
-use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
+use warpspec::report::{LineTime, OpTimes, Trace, WarpClass, WarpMarks};
 use warpspec::sim::{Machine, SimOptions, TraceOptions, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;
@@ -91,8 +93,26 @@ struct Model<'a> {
     machine: &'a Machine,
 }
 
+/// The raw marks of the model's first CTA on SM 0 in the GPU record's format
+/// (`warp,sm,role,of_instance,line,op,cycle`, then an `end` row per warp): a mark where a
+/// warp's spans enter a marked line, as the GPU's marks open each op's visit.
+fn model_cta0_csv(trace: &Trace, sites: &Sites) -> String {
+    let warps = OpTimes::marks_by_warp(trace, |role, line| sites.contains_key(&(role.to_string(), line)));
+    let mut out = String::from("warp,sm,role,of_instance,line,op,cycle\n");
+    for ((_, _, warp), mut w) in warps.into_iter().filter(|&((sm, resident, _), _)| sm == 0 && resident == 0) {
+        w.marks.dedup_by_key(|&mut (line, _)| line);
+        let (role, of_instance) = (&w.role, w.of_instance);
+        for &(line, cycle) in &w.marks {
+            let op = sites.get(&(role.clone(), line)).map_or(String::new(), |o| o.join("+"));
+            let _ = writeln!(out, "{warp},0,{role},{of_instance},{line},{op},{cycle}");
+        }
+        let _ = writeln!(out, "{warp},0,{role},{of_instance},0,end,{}", w.end.unwrap_or(0));
+    }
+    out
+}
+
 impl Launch for Model<'_> {
-    type Output = Result<(OpTimes, Sites), String>;
+    type Output = Result<(OpTimes, Sites, String), String>;
 
     fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
         let sites = sites::<K>()?;
@@ -103,7 +123,8 @@ impl Launch for Model<'_> {
         let run = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
         let trace = run.trace.ok_or("the model recorded no timeline")?;
         let warps = OpTimes::marks_of_trace(&trace, |role, line| lines.contains(&(role.to_string(), line)));
-        Ok((OpTimes::new(&warps), sites))
+        let raw = model_cta0_csv(&trace, &sites);
+        Ok((OpTimes::new(&warps), sites, raw))
     }
 
     fn clusters<K: Kernel>(&self) -> Result<usize, String> {
@@ -265,8 +286,9 @@ pub fn compare(configs: &[Config], dir: &Path) -> Result<(), String> {
             continue;
         };
         let measured = parse_times(&text)?;
-        let (model, sites) = launch(c, false, &mut Model { machine: &machine })??;
+        let (model, sites, raw) = launch(c, false, &mut Model { machine: &machine })??;
         write(&dir.join(format!("{}_model.csv", c.id)), &model.csv())?;
+        write(&dir.join(format!("{}_model_cta0.csv", c.id)), &raw)?;
         let label = |role: &str, line: u32| sites.get(&(role.to_string(), line)).map_or(String::new(), |o| o.join("+"));
         let mut text = format!("{c}\n");
         if let Ok(s) = std::fs::read_to_string(dir.join(format!("{}_gpu.txt", c.id))) {

@@ -45,6 +45,8 @@ pub enum Unit {
     Mufu,
     /// LSU pipes, likewise.
     Lsu,
+    /// Uniform datapaths, likewise.
+    Uniform,
     /// Shared-memory ports: bytes / (cycles x SMs x bytes per cycle).
     Smem,
     /// L2 bandwidth: busy cycles / cycles.
@@ -55,7 +57,7 @@ pub enum Unit {
 
 impl Unit {
     /// Every unit, in index order.
-    pub const ALL: [Unit; 10] = [
+    pub const ALL: [Unit; 11] = [
         Unit::TensorCores,
         Unit::Tma,
         Unit::Issue,
@@ -63,6 +65,7 @@ impl Unit {
         Unit::Alu,
         Unit::Mufu,
         Unit::Lsu,
+        Unit::Uniform,
         Unit::Smem,
         Unit::L2,
         Unit::Hbm,
@@ -76,6 +79,7 @@ impl Unit {
             ExecPipe::Alu => Unit::Alu,
             ExecPipe::Mufu => Unit::Mufu,
             ExecPipe::Lsu => Unit::Lsu,
+            ExecPipe::Uniform => Unit::Uniform,
         }
     }
 
@@ -89,6 +93,7 @@ impl Unit {
             Unit::Alu => "ALU",
             Unit::Mufu => "MUFU",
             Unit::Lsu => "LSU",
+            Unit::Uniform => "UDP",
             Unit::Smem => "smem",
             Unit::L2 => "L2",
             Unit::Hbm => "HBM",

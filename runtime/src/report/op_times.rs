@@ -126,6 +126,12 @@ impl OpTimes {
     /// source line (spans without one, and lines `keep` refuses, are left out); a warp ends
     /// where its last span does.
     pub fn marks_of_trace(trace: &Trace, keep: impl Fn(&str, u32) -> bool) -> Vec<WarpMarks> {
+        Self::marks_by_warp(trace, keep).into_values().collect()
+    }
+
+    /// As [`OpTimes::marks_of_trace`], each warp keyed by its SM, its resident CTA and its
+    /// number within the CTA.
+    pub fn marks_by_warp(trace: &Trace, keep: impl Fn(&str, u32) -> bool) -> BTreeMap<(u32, u32, u32), WarpMarks> {
         let mut warps: BTreeMap<(u32, u32, u32), WarpMarks> = BTreeMap::new();
         for span in &trace.events {
             let Track::Warp { resident, warp, role, of_instance, .. } = span.track else { continue };
@@ -142,11 +148,10 @@ impl OpTimes {
                 w.marks.push((source.line, span.start));
             }
         }
-        let mut out: Vec<WarpMarks> = warps.into_values().collect();
-        for w in &mut out {
+        for w in warps.values_mut() {
             w.marks.sort_by_key(|&(_, c)| c);
         }
-        out
+        warps
     }
 
     /// The row of `role`, `class`, `line`.

@@ -505,6 +505,7 @@ impl GpuRun<'_> {
             Unit::Alu => pipe(ExecPipe::Alu),
             Unit::Mufu => pipe(ExecPipe::Mufu),
             Unit::Lsu => pipe(ExecPipe::Lsu),
+            Unit::Uniform => pipe(ExecPipe::Uniform),
             Unit::Smem => sum(&|s| s.stats.smem_bytes as f64) / (sm_cycles * t.smem_bytes_per_clk),
             Unit::L2 => mem.l2.busy / cycles as f64,
             Unit::Hbm => mem.hbm.busy / cycles as f64,

@@ -77,11 +77,13 @@ const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 /// generated GEMMs (sm_90a, `calibration/sass/README.md`, "TMA issue and global stores"):
 /// 71 instructions from the empty-stage wait to the `expect_tx` arrive for 5 boxes in the
 /// producer of `ws_128x256_p4`; 10 between consecutive `UTMALDG`. Nsight Compute's stall
-/// sampling at 8192^3 (H200, `calibration/results/validate_stalls/regions.txt`) puts 270
-/// cycles on that path per k-step of 5 boxes (3.8 cycles per instruction), 54 per box: 14
-/// dependent instructions at the ALU's 4-cycle latency are 56. For copies whose operands
-/// live on the uniform datapath ([`CopyOperands::Uniform`]).
-pub const TMA_ISSUE_INSTRS_PER_BOX: u32 = 14;
+/// sampling (H200, `calibration/results/validate_stalls/regions.txt`, each warp weighted by
+/// the live warps of its sub-partition) puts 265, 375, 374 and 360 cycles on that path per
+/// k-step of the producers of the calibration kernels #0 (3 boxes), #25, #35 and #55 (5
+/// boxes each) at 8192^3: 1374 cycles for 18 boxes, 76 a box, a chain of 19 dependent
+/// instructions at the ALU's 4-cycle latency. For copies whose operands live on the uniform
+/// datapath ([`CopyOperands::Uniform`]).
+pub const TMA_ISSUE_INSTRS_PER_BOX: u32 = 19;
 
 /// As [`TMA_ISSUE_INSTRS_PER_BOX`], for copies whose operands live in per-thread registers
 /// ([`CopyOperands::PerThread`]): between consecutive `UTMALDG` of the loader path of
@@ -134,11 +136,11 @@ impl Issuer {
 fn tma_issue(bytes: u32, rows: u32, cols: u32, copies: CopyOperands, out: &mut Vec<Instr>) {
     let elem_bytes = (bytes / (rows * cols).max(1)).max(1);
     let boxes = TileLayout::of(cols, elem_bytes).panels;
-    let per_box = match copies {
-        CopyOperands::Uniform => TMA_ISSUE_INSTRS_PER_BOX,
-        CopyOperands::PerThread => TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD,
+    let (pipe, per_box) = match copies {
+        CopyOperands::Uniform => (ExecPipe::Uniform, TMA_ISSUE_INSTRS_PER_BOX),
+        CopyOperands::PerThread => (ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD),
     };
-    exec(ExecPipe::Alu, per_box * boxes, Dep::Chain, out);
+    exec(pipe, per_box * boxes, Dep::Chain, out);
 }
 
 /// Instructions per stored column pair of `store_global` besides the store itself: the row
@@ -714,8 +716,9 @@ mod tests {
         let src = GlobalTile { tensor: 1, origin: 0 };
         // The B tile of a 128 x 256 GEMM k-step (32 x 256 bf16): four 128-byte panels.
         let b = lowered(Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src }, 32);
+        // A role of one instance issues on the uniform datapath.
         let chain =
-            Instr::Exec { pipe: ExecPipe::Alu, count: 4 * TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 };
+            Instr::Exec { pipe: ExecPipe::Uniform, count: 4 * TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 };
         assert_eq!(b, [chain, Instr::TmaLoad { barrier: slot, bytes: 32 * 256 * 2, src: Some(src) }]);
         // A 128 x 64 bf16 tile is one panel; a 64 x 32 f32 tile too.
         for (rows, cols, elem) in [(128, 64, 2), (64, 32, 4)] {
@@ -733,7 +736,15 @@ mod tests {
         let mut out = Vec::new();
         let op = Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src };
         assert_eq!(lower(&op, Issuer::of(&worker), &timing, &mut out), Ok(()));
-        assert_eq!(out[0].issues(), 4 * TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD);
+        assert_eq!(
+            out[0],
+            Instr::Exec {
+                pipe: ExecPipe::Alu,
+                count: 4 * TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD,
+                dep: Dep::Chain,
+                elements: 1
+            }
+        );
         assert_eq!(out[1], b[1]);
     }
 

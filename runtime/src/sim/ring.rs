@@ -33,16 +33,19 @@ use crate::dsl::{BarrierSlot, KernelSpec, Op, Wait};
 use super::lower::{Dep, Instr, exec};
 use super::timing::ExecPipe;
 
-/// Chain length of a release's barrier address where the ring state is uniform: 70, 72, 70,
-/// 71 and 76 cycles for the 11 instructions of the releasing warp in `ws_gemm_128x128_p2`
-/// (#0), `ws_gemm_128x256_p2` (#25), `ws_gemm_128x256_p4` (#35) and `ws_128x256_p4` (#55,
-/// twice: 4096^3 and 8192^3 share the CUBIN of #0/#1); mean 72 = 18 x 4.
-pub const RELEASE_CHAIN_UNIFORM: u32 = 18;
+/// Chain length of a release's barrier address where the ring state is uniform: 96, 94, 95,
+/// 102 and 94 cycles for the 11 instructions of the releasing warp in `ws_gemm_128x128_p2`
+/// at 8192^3 and 4096^3 (#0, #1: one CUBIN), `ws_gemm_128x256_p2` (#25), `ws_gemm_128x256_p4`
+/// (#35) and `ws_128x256_p4` (#55); mean 96 = 24 x 4. The releasing warps (each consumer
+/// warpgroup's leader, warps 4 and 8) share their sub-partition with the producer warp, and
+/// the stall sampler samples per sub-partition: weighted so (`stalls.py`), these read 70-76
+/// when every live warp was taken to get an equal share of the samples.
+pub const RELEASE_CHAIN_UNIFORM: u32 = 24;
 /// As [`RELEASE_CHAIN_UNIFORM`] where the ring state is per-thread: 85 (v1, #56) and 140
 /// cycles (v2, #57) for 10-11 instructions; mean 112 = 28 x 4.
 pub const RELEASE_CHAIN_PER_THREAD: u32 = 28;
 /// Chain length of the stage and phase advance after a wait where the ring state is uniform:
-/// 34-36 cycles in the same five consumers; 36 = 9 x 4.
+/// 33-35 cycles, mean 34, in the same five consumers (all eight consumer warps); 9 x 4 = 36.
 pub const ADVANCE_CHAIN_UNIFORM: u32 = 9;
 /// As [`ADVANCE_CHAIN_UNIFORM`] where the ring state is per-thread: 31 cycles after v2's
 /// acquire (#57), 41 and 49 for the loop tails of v1 and v2 (stage, phase and k); mean 40.
@@ -125,8 +128,12 @@ fn pipeline_side(spec: &KernelSpec, slot: BarrierSlot) -> Option<bool> {
     })
 }
 
-fn chain(count: u32, out: &mut Vec<Instr>) {
-    exec(ExecPipe::Alu, count, Dep::Chain, out);
+/// A chain of `count` dependent instructions where `state` puts them: on the uniform
+/// datapath for uniform ring state (`S2UR`, `ULEA`, `UIADD3`, `USEL`: they hold no vector
+/// pipe), on the vector ALU for per-thread state.
+fn chain(state: RingState, count: u32, out: &mut Vec<Instr>) {
+    let pipe = if state == RingState::Uniform { ExecPipe::Uniform } else { ExecPipe::Alu };
+    exec(pipe, count, Dep::Chain, out);
 }
 
 /// The bookkeeping before `op`: a release's barrier address for a plain arrive on a
@@ -135,7 +142,7 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
     if let Op::Arrive { slot, tx_bytes: 0 } = *op
         && pipeline_side(spec, slot).is_some()
     {
-        chain(state.release(), out);
+        chain(state, state.release(), out);
     }
 }
 
@@ -145,7 +152,7 @@ pub fn before_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut V
     if let Wait::Parity { slot, .. } = *wait
         && pipeline_side(spec, slot) == Some(true)
     {
-        chain(state.acquire(), out);
+        chain(state, state.acquire(), out);
     }
 }
 
@@ -154,7 +161,7 @@ pub fn after_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut Ve
     if let Wait::Parity { slot, .. } = *wait
         && pipeline_side(spec, slot).is_some()
     {
-        chain(state.advance(), out);
+        chain(state, state.advance(), out);
     }
 }
 
@@ -214,7 +221,7 @@ mod tests {
     fn chains(out: &[Instr]) -> Vec<u32> {
         out.iter()
             .map(|i| match *i {
-                Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, .. } => count,
+                Instr::Exec { pipe: ExecPipe::Alu | ExecPipe::Uniform, count, dep: Dep::Chain, .. } => count,
                 ref other => panic!("not a chain: {other:?}"),
             })
             .collect()
@@ -252,6 +259,15 @@ mod tests {
         before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(1), tx_bytes: 0 }, &mut out);
         before_op(&k, RingState::PerThread, &Op::Arrive { slot: slot(1), tx_bytes: 0 }, &mut out);
         assert_eq!(chains(&out), [RELEASE_CHAIN_UNIFORM, RELEASE_CHAIN_PER_THREAD]);
+        // Uniform ring state runs on the uniform datapath, per-thread state on the ALU.
+        let pipes: Vec<ExecPipe> = out
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::Exec { pipe, .. } => Some(pipe),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pipes, [ExecPipe::Uniform, ExecPipe::Alu]);
         out.clear();
         before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(0), tx_bytes: 4096 }, &mut out);
         before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(2), tx_bytes: 0 }, &mut out);

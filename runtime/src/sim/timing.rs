@@ -20,11 +20,13 @@ pub enum ExecPipe {
     Mufu,
     /// Load/store unit: shared-memory accesses, shuffles, global accesses.
     Lsu,
+    /// The uniform datapath: scalar instructions on warp-uniform values.
+    Uniform,
 }
 
 impl ExecPipe {
     /// Every pipe, in index order.
-    pub const ALL: [ExecPipe; 4] = [ExecPipe::Fma, ExecPipe::Alu, ExecPipe::Mufu, ExecPipe::Lsu];
+    pub const ALL: [ExecPipe; 5] = [ExecPipe::Fma, ExecPipe::Alu, ExecPipe::Mufu, ExecPipe::Lsu, ExecPipe::Uniform];
 
     /// Position in [`ExecPipe::ALL`].
     pub const fn index(self) -> usize {
@@ -38,6 +40,7 @@ impl ExecPipe {
             ExecPipe::Alu => "ALU",
             ExecPipe::Mufu => "MUFU",
             ExecPipe::Lsu => "LSU",
+            ExecPipe::Uniform => "UDP",
         }
     }
 }
@@ -78,7 +81,7 @@ pub struct Timing {
     /// Threads per warp.
     pub warp_size: u32,
     /// Per pipe, indexed by [`ExecPipe::index`].
-    pub pipes: [PipeTiming; 4],
+    pub pipes: [PipeTiming; 5],
     /// Instructions a sub-partition's MIO queue (in front of MUFU and LSU) holds.
     pub mio_queue: u64,
     /// Elements one FP32 FMA-pipe instruction computes per thread (2: packed `f32x2`).
@@ -145,8 +148,9 @@ pub struct Timing {
     /// Last `barrier.cluster` arrival to the waiters of every CTA resuming, cycles.
     pub cluster_barrier: u64,
     /// Per pipe ([`ExecPipe::index`]), the factor on its interval while the tensor cores
-    /// are busy (the LSU entry applies to counted LSU instructions: shuffles).
-    pub tensor_busy_factor: [f64; 4],
+    /// are busy (the LSU entry applies to counted LSU instructions: shuffles; the uniform
+    /// datapath's interference is not measured and taken as none).
+    pub tensor_busy_factor: [f64; 5],
     /// Tensor-core cycles lost per FMA-pipe warp-instruction while an RS MMA runs.
     pub rs_delay_per_fma_instr: f64,
     /// Tensor-core cycles lost per byte a bulk copy moves through the SM's shared memory
@@ -172,7 +176,7 @@ impl Timing {
         Timing {
             sub_partitions: sub_partitions as usize,
             warp_size,
-            pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu)],
+            pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu), pipe(&p.uniform)],
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
@@ -228,6 +232,7 @@ impl Timing {
                 t.interference.alu_interval_factor.value.max(1.0),
                 t.interference.mufu_interval_factor.value.max(1.0),
                 t.interference.shuffle_interval_factor.value.max(1.0),
+                1.0,
             ],
             rs_delay_per_fma_instr: t.interference.rs_delay_per_fma_instr.value.max(0.0),
             tensor_copy_delay_per_byte: t.interference.copy_delay_per_kib.value.max(0.0) / 1024.0,
@@ -244,7 +249,7 @@ impl Timing {
     /// to a free math pipe).
     pub fn queue_cycles(&self, pipe: ExecPipe) -> u64 {
         match pipe {
-            ExecPipe::Fma | ExecPipe::Alu => 0,
+            ExecPipe::Fma | ExecPipe::Alu | ExecPipe::Uniform => 0,
             ExecPipe::Mufu | ExecPipe::Lsu => self.mio_queue * self.pipe(pipe).interval,
         }
     }
@@ -303,8 +308,8 @@ mod tests {
         assert!(b200.tmem.is_some());
         assert!((t.hbm_bytes_per_clk - 3.35e12 / 1.83e9).abs() < 1e-6);
         // Calibrated tensor-core interference (calibration/results/interfere/interfere.log).
-        assert_eq!(t.tensor_busy_factor, [1.30, 2.0, 1.38, 3.85]);
+        assert_eq!(t.tensor_busy_factor, [1.30, 2.0, 1.38, 3.85, 1.0]);
         assert_eq!(t.rs_delay_per_fma_instr, 0.0);
-        assert_eq!(b200.tensor_busy_factor, [1.0; 4]);
+        assert_eq!(b200.tensor_busy_factor, [1.0; 5]);
     }
 }

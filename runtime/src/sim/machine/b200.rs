@@ -123,6 +123,10 @@ impl Machine {
                     ),
                     latency_cycles: Param::new(29, src::ASSUMED_HOPPER),
                 },
+                uniform: Pipe {
+                    lanes_per_clk_per_sm: Param::new(128, src::ASSUMED_HOPPER),
+                    latency_cycles: Param::new(4, src::ASSUMED_HOPPER),
+                },
             },
             tensor: TensorCore {
                 dense_fma_per_clk_bf16: Param::new(

@@ -161,6 +161,16 @@ impl Machine {
                         "measured: shared-memory load latency 23 cycles, calibration/README.md (H200, same GH100 SM); Luo et al. (arXiv 2402.13499) report ~29",
                     ),
                 },
+                uniform: Pipe {
+                    lanes_per_clk_per_sm: Param::new(
+                        128,
+                        "Jia et al., Dissecting the NVidia Turing T4 GPU via Microbenchmarking (arXiv 1903.07486), uniform datapath: one scalar operation per warp-instruction, one per sub-partition; counted as one warp-instruction per cycle per sub-partition (32 x 4 lanes)",
+                    ),
+                    latency_cycles: Param::new(
+                        4,
+                        "not measured alone: the chains that run on it (the TMA issue and ring bookkeeping of roles with uniform operands, runtime/src/sim/lower.rs and ring.rs) are counted from stall sampling as cycles over 4 (calibration/sass/README.md), so the ALU's latency",
+                    ),
+                },
             },
             tensor: TensorCore {
                 dense_fma_per_clk_bf16: Param::new(

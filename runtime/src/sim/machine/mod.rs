@@ -237,6 +237,10 @@ parameters! {
         pub mufu: Pipe,
         /// Load/store unit for shared-memory accesses.
         pub lsu: Pipe,
+        /// The uniform datapath: one scalar operation per warp-instruction on values every
+        /// thread of the warp holds alike (`UIADD3`, `ULEA`, `USHF`, `UMOV`, `S2UR`), beside
+        /// the vector pipes, so its instructions hold none of them.
+        pub uniform: Pipe,
     }
 }
 

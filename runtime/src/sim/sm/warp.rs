@@ -139,7 +139,7 @@ impl Gate {
 /// The stall reason of a warp whose pipe is busy.
 fn throttle(pipe: ExecPipe) -> StallReason {
     match pipe {
-        ExecPipe::Fma | ExecPipe::Alu => StallReason::MathPipeThrottle,
+        ExecPipe::Fma | ExecPipe::Alu | ExecPipe::Uniform => StallReason::MathPipeThrottle,
         ExecPipe::Mufu | ExecPipe::Lsu => StallReason::MioThrottle,
     }
 }
@@ -147,7 +147,7 @@ fn throttle(pipe: ExecPipe) -> StallReason {
 /// The stall reason of a warp waiting for a result of `pipe`.
 pub(super) fn result_reason(pipe: ExecPipe) -> StallReason {
     match pipe {
-        ExecPipe::Fma | ExecPipe::Alu => StallReason::Wait,
+        ExecPipe::Fma | ExecPipe::Alu | ExecPipe::Uniform => StallReason::Wait,
         ExecPipe::Mufu | ExecPipe::Lsu => StallReason::ShortScoreboard,
     }
 }
