@@ -22,7 +22,7 @@ use warpspec::dsl::{Global, Kernel};
 use warpspec::gpu::bench::{Bench, BenchConfig};
 use warpspec::gpu::codegen::{self, TimestampSite, TimestampSpec};
 use warpspec::gpu::{Cuda, Prepared};
-use warpspec::report::{LineTime, OpTimes, Trace, WarpClass, WarpMarks};
+use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
 use warpspec::sim::{Machine, SimOptions, TraceOptions, simulate};
 use warpspec::{Grid, bf16};
 use warpspec_examples::attention::Tensors;
@@ -93,20 +93,30 @@ struct Model<'a> {
     machine: &'a Machine,
 }
 
-/// The raw marks of the model's first CTA on SM 0 in the GPU record's format
-/// (`warp,sm,role,of_instance,line,op,cycle`, then an `end` row per warp): a mark where a
+/// The header of a raw-marks file (`ID_gpu_cta0.csv`, `ID_model_cta0.csv`).
+const RAW_HEADER: &str = "warp,sm,role,of_instance,line,op,cycle\n";
+
+/// Appends one warp's raw marks to `out`: a row per mark, `op(i)` naming the `i`-th mark's
+/// operations, then an `end` row where the warp's end is known.
+fn raw_warp(out: &mut String, warp: u32, sm: u32, w: &WarpMarks, op: impl Fn(usize) -> String) {
+    let (role, of_instance) = (&w.role, w.of_instance);
+    for (i, &(line, cycle)) in w.marks.iter().enumerate() {
+        let _ = writeln!(out, "{warp},{sm},{role},{of_instance},{line},{},{cycle}", op(i));
+    }
+    if let Some(end) = w.end {
+        let _ = writeln!(out, "{warp},{sm},{role},{of_instance},0,end,{end}");
+    }
+}
+
+/// The raw marks of the model's first CTA on SM 0 in the GPU record's format: a mark where a
 /// warp's spans enter a marked line, as the GPU's marks open each op's visit.
-fn model_cta0_csv(trace: &Trace, sites: &Sites) -> String {
-    let warps = OpTimes::marks_by_warp(trace, |role, line| sites.contains_key(&(role.to_string(), line)));
-    let mut out = String::from("warp,sm,role,of_instance,line,op,cycle\n");
-    for ((_, _, warp), mut w) in warps.into_iter().filter(|&((sm, resident, _), _)| sm == 0 && resident == 0) {
+fn model_cta0_csv(warps: &BTreeMap<(u32, u32, u32), WarpMarks>, sites: &Sites) -> String {
+    let mut out = String::from(RAW_HEADER);
+    for (&(sm, _, warp), w) in warps.iter().filter(|&(&(sm, resident, _), _)| sm == 0 && resident == 0) {
+        let mut w = w.clone();
         w.marks.dedup_by_key(|&mut (line, _)| line);
-        let (role, of_instance) = (&w.role, w.of_instance);
-        for &(line, cycle) in &w.marks {
-            let op = sites.get(&(role.clone(), line)).map_or(String::new(), |o| o.join("+"));
-            let _ = writeln!(out, "{warp},0,{role},{of_instance},{line},{op},{cycle}");
-        }
-        let _ = writeln!(out, "{warp},0,{role},{of_instance},0,end,{}", w.end.unwrap_or(0));
+        let op = |i: usize| sites.get(&(w.role.clone(), w.marks[i].0)).map_or(String::new(), |o| o.join("+"));
+        raw_warp(&mut out, warp, sm, &w, op);
     }
     out
 }
@@ -122,8 +132,9 @@ impl Launch for Model<'_> {
         let opts = SimOptions { clock_ghz: Some(top), ..SimOptions::default() }.with_trace(trace);
         let run = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
         let trace = run.trace.ok_or("the model recorded no timeline")?;
-        let warps = OpTimes::marks_of_trace(&trace, |role, line| lines.contains(&(role.to_string(), line)));
-        let raw = model_cta0_csv(&trace, &sites);
+        let by_warp = OpTimes::marks_by_warp(&trace, |role, line| lines.contains(&(role.to_string(), line)));
+        let raw = model_cta0_csv(&by_warp, &sites);
+        let warps: Vec<WarpMarks> = by_warp.into_values().collect();
         Ok((OpTimes::new(&warps), sites, raw))
     }
 
@@ -165,16 +176,9 @@ impl Launch for Gpu<'_> {
         let times = OpTimes::new(&warps);
         let id = self.id;
         write(&self.dir.join(format!("{id}_gpu.csv")), &times.csv())?;
-        let mut raw = String::from("warp,sm,role,of_instance,line,op,cycle\n");
+        let mut raw = String::from(RAW_HEADER);
         for r in records.iter().filter(|r| r.cta == 0) {
-            for (&(line, cycle), &site) in r.marks.marks.iter().zip(&r.sites) {
-                let op = layout.sites[site as usize].op;
-                let _ =
-                    writeln!(raw, "{},{},{},{},{line},{op},{cycle}", r.warp, r.sm, r.marks.role, r.marks.of_instance);
-            }
-            if let Some(end) = r.marks.end {
-                let _ = writeln!(raw, "{},{},{},{},0,end,{end}", r.warp, r.sm, r.marks.role, r.marks.of_instance);
-            }
+            raw_warp(&mut raw, r.warp, r.sm, &r.marks, |i| layout.sites[r.sites[i] as usize].op.to_string());
         }
         write(&self.dir.join(format!("{id}_gpu_cta0.csv")), &raw)?;
         let marks: usize = records.iter().map(|r| r.marks.marks.len()).sum();
