@@ -37,12 +37,15 @@ pub struct Prediction {
     /// Share of the bytes the SMs loaded from L2 in the burst run that the L2's request
     /// coalescer answered with another load's data.
     pub l2_coalesced_share: f64,
+    /// Shares of the bytes that reached the L2's slices in the burst run that hit in the
+    /// SM's own partition, that hit in the far one, and that came from HBM.
+    pub l2_sources: [f64; 3],
     /// Host seconds the runs took.
     pub host_s: f64,
 }
 
 /// Columns of [`Prediction::row`].
-pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_top_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_l2_coalesced,model_host_s,model_error";
+pub const HEADER: &str = "model_burst_cycles,model_burst_ghz,model_burst_ms,model_burst_tflops,model_sust_cycles,model_sust_ghz,model_sust_ms,model_sust_tflops,model_power_at_top_w,model_tensor_util,act_flops,act_instructions,act_l2_bytes,act_hbm_bytes,model_l2_coalesced,model_l2_near,model_l2_far,model_l2_hbm,model_host_s,model_error";
 
 impl Prediction {
     /// One CSV fragment (no id), `flops` per launch for TFLOP/s.
@@ -50,7 +53,7 @@ impl Prediction {
         let tflops = |ms: f64| flops / (ms * 1e-3) / 1e12;
         let a = &self.activity;
         format!(
-            "{},{:.4},{:.5},{:.1},{},{:.4},{:.5},{:.1},{:.1},{:.4},{:.4e},{:.4e},{:.4e},{:.4e},{:.4},{:.2},",
+            "{},{:.4},{:.5},{:.1},{},{:.4},{:.5},{:.1},{:.1},{:.4},{:.4e},{:.4e},{:.4e},{:.4e},{:.4},{:.4},{:.4},{:.4},{:.2},",
             self.burst_cycles,
             self.burst_ghz,
             self.burst_ms,
@@ -66,6 +69,9 @@ impl Prediction {
             a.l2_bytes,
             a.hbm_bytes,
             self.l2_coalesced_share,
+            self.l2_sources[0],
+            self.l2_sources[1],
+            self.l2_sources[2],
             self.host_s
         )
     }
@@ -134,6 +140,7 @@ impl Launch for ModelLaunch<'_> {
                 let l2 = burst.traffic.iter().find(|t| t.level == warpspec::report::MemoryLevel::L2);
                 l2.map_or(0.0, |t| burst.l2_coalesced_bytes as f64 / t.bytes.max(1) as f64)
             },
+            l2_sources: burst.l2_sources.shares(),
             host_s: start.elapsed().as_secs_f64(),
         })
     }

@@ -26,7 +26,7 @@ pub use trace::{
     Awaited, BarrierStage, CycleWindow, Direction, Flow, Issued, SourceLine, Span, SpanKind, TmaCopy, Trace,
     TraceFormat, TraceMeta, Track,
 };
-pub use traffic::{LevelTraffic, MemoryLevel};
+pub use traffic::{L2Sources, LevelTraffic, MemoryLevel};
 
 /// A unit whose utilisation a run reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,6 +224,10 @@ pub struct SimReport {
     pub l2_coalesced: u64,
     /// Bytes of those coalesced loads.
     pub l2_coalesced_bytes: u64,
+    /// Of the hits, TMA loads some of whose lines came from the far L2 partition.
+    pub l2_far_hits: u64,
+    /// Bytes of the TMA loads that reached the L2's slices, by where they came from.
+    pub l2_sources: L2Sources,
     /// Bytes moved per memory level ([`MemoryLevel::ALL`] order; tensor memory only on
     /// machines that have it).
     pub traffic: Vec<LevelTraffic>,

@@ -65,17 +65,25 @@ impl fmt::Display for SimReport {
         writeln!(f, "  busy       {}", busy.join("  "))?;
         let loads = self.l2_hits + self.l2_misses;
         let hit_rate = if loads > 0 { self.l2_hits as f64 / loads as f64 } else { 0.0 };
+        let far = match self.l2_far_hits {
+            0 => String::new(),
+            n => format!(" ({n} from the far partition)"),
+        };
         let coalesced = match self.l2_coalesced {
             0 => String::new(),
             n => format!(", {n} more coalesced with a load in flight"),
         };
         writeln!(
             f,
-            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads{coalesced}",
+            "  memory     L2 {}  HBM {}  L2 hit rate {} of {loads} loads{far}{coalesced}",
             pct(u[Unit::L2]),
             pct(u[Unit::Hbm]),
             pct(hit_rate)
         )?;
+        if self.l2_sources.far > 0 {
+            let [near, far, hbm] = self.l2_sources.shares();
+            writeln!(f, "  L2 bytes   near partition {}  far partition {}  HBM {}", pct(near), pct(far), pct(hbm))?;
+        }
         let seconds = self.seconds();
         let traffic: Vec<String> = self
             .traffic

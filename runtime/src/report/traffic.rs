@@ -33,6 +33,33 @@ impl MemoryLevel {
     }
 }
 
+/// Bytes of the TMA loads that reached the L2's slices (not those the request coalescer
+/// answered), by where their lines came from: the counterpart of Nsight Compute's
+/// `lts__t_sectors_srcunit_tex_op_read` hits and `lts__t_sectors_srcunit_ltcfabric_op_read`
+/// hits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct L2Sources {
+    /// Hit in the SM's own L2 partition.
+    pub near: u64,
+    /// Hit in the line's home partition, over the fabric between the partitions.
+    pub far: u64,
+    /// Read from HBM.
+    pub hbm: u64,
+}
+
+impl L2Sources {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.near + self.far + self.hbm
+    }
+
+    /// Shares of the total: near, far, HBM (zeros when nothing was loaded).
+    pub fn shares(&self) -> [f64; 3] {
+        let t = self.total().max(1) as f64;
+        [self.near as f64 / t, self.far as f64 / t, self.hbm as f64 / t]
+    }
+}
+
 impl fmt::Display for MemoryLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -564,6 +564,8 @@ impl GpuRun<'_> {
             l2_misses: mem.misses,
             l2_coalesced: mem.coalesced,
             l2_coalesced_bytes: mem.coalesced_bytes,
+            l2_far_hits: mem.far_hits,
+            l2_sources: mem.content.bytes,
             traffic: MemoryLevel::ALL
                 .into_iter()
                 .filter(|&level| level != MemoryLevel::TensorMemory || t.tmem.is_some())

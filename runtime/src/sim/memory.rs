@@ -45,16 +45,19 @@
 //! grew with the backlog deeper rings build (3% at 2 stages, 29% at 6). The window is fitted
 //! on the calibration set's coalescer counters (`calibration/results/l2_coalescer/`).
 //!
-//! **Hits.** A load that names its source tile ([`GlobalTile`]) hits if that tile is resident in
-//! an LRU of the L2's capacity; a miss also goes through HBM (bandwidth and latency) and then
-//! occupies L2. Loads that name no tile count as hits. Stores write through L2 and are charged
-//! to HBM bandwidth as the eventual write-back.
+//! **Hits.** A load that names its source tile ([`GlobalTile`]) is looked up in the L2's
+//! contents by partition (`super::l2_content`): it hits in the SM's own partition (the L2's
+//! latency), hits in the other across the fabric for the lines homed there (`l2.far_hit_latency_cycles`),
+//! or misses for some of its lines, which then also go through HBM (bandwidth for the bytes
+//! missed, and latency). Loads that name no tile count as hits. Stores write through L2 into
+//! their home partitions and are charged to HBM bandwidth as the eventual write-back.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use crate::dsl::GlobalTile;
 use crate::rng::Rng;
 
+use super::l2_content::{L2Content, Source};
 use super::machine::Spread;
 use super::timing::Timing;
 
@@ -103,40 +106,6 @@ impl Server {
     }
 }
 
-/// An LRU set of tiles with a byte capacity.
-#[derive(Debug, Default)]
-struct Lru {
-    capacity: u64,
-    used: u64,
-    stamp: u64,
-    entries: HashMap<GlobalTile, (u64, u32)>,
-    order: BTreeMap<u64, GlobalTile>,
-}
-
-impl Lru {
-    /// Touches `key` of `bytes`; returns whether it was resident.
-    fn touch(&mut self, key: GlobalTile, bytes: u32) -> bool {
-        self.stamp += 1;
-        let stamp = self.stamp;
-        if let Some(entry) = self.entries.get_mut(&key) {
-            self.order.remove(&entry.0);
-            entry.0 = stamp;
-            self.order.insert(stamp, key);
-            return true;
-        }
-        self.entries.insert(key, (stamp, bytes));
-        self.order.insert(stamp, key);
-        self.used += u64::from(bytes);
-        while self.used > self.capacity {
-            let Some((_, victim)) = self.order.pop_first() else { break };
-            if let Some((_, size)) = self.entries.remove(&victim) {
-                self.used -= u64::from(size);
-            }
-        }
-        false
-    }
-}
-
 /// L2 and HBM, shared by every SM of the GPU.
 #[derive(Debug)]
 pub(crate) struct MemorySystem {
@@ -146,12 +115,17 @@ pub(crate) struct MemorySystem {
     pub hbm: Server,
     l2_latency: f64,
     l2_spread: Spread,
+    /// Hit latency of a TMA copy some of whose lines come from the far partition.
+    l2_far_latency: f64,
     hbm_latency: f64,
     hbm_spread: Spread,
     rng: Rng,
-    lru: Lru,
-    /// Loads that hit in L2, and that missed.
+    /// What the L2 holds, by partition.
+    pub content: L2Content,
+    /// Loads that hit in L2 (in the SM's own partition or across the fabric).
     pub hits: u64,
+    /// Of them, loads some of whose lines came from the far partition.
+    pub far_hits: u64,
     /// Loads that missed in L2.
     pub misses: u64,
     /// Loads the coalescer answered with another load's data (neither hits nor misses).
@@ -182,11 +156,13 @@ impl MemorySystem {
             hbm: Server::new(timing.hbm_bytes_per_clk),
             l2_latency: timing.l2_latency as f64,
             l2_spread: timing.l2_latency_spread,
+            l2_far_latency: timing.l2_far_latency as f64,
             hbm_latency: timing.hbm_latency as f64,
             hbm_spread: timing.hbm_latency_spread,
             rng: Rng::seeded(seed, 0),
-            lru: Lru { capacity: timing.l2_bytes, ..Lru::default() },
+            content: L2Content::new(timing.l2_bytes, timing.l2_partitions),
             hits: 0,
+            far_hits: 0,
             misses: 0,
             coalesced: 0,
             coalesced_bytes: 0,
@@ -252,11 +228,13 @@ impl MemorySystem {
         }
     }
 
-    /// A load of `bytes` arriving at the L2 at `t`; returns the cycle its data reaches the SM
-    /// and whether it hit in L2. `key` names the tile for the hit/miss decision (`None`: a
-    /// hit); `force_miss` sends the load to HBM regardless.
+    /// A load of `bytes` by SM `sm` arriving at the L2 at `t`; returns the cycle its data
+    /// reaches the SM and whether it hit in L2 (in the SM's partition or across the fabric).
+    /// `key` names the tile for the hit/miss decision (`None`: a hit in the SM's partition);
+    /// `force_miss` sends the load to HBM regardless.
     pub fn load(
         &mut self,
+        sm: usize,
         t: f64,
         bytes: u32,
         key: Option<GlobalTile>,
@@ -268,29 +246,40 @@ impl MemorySystem {
             && let Some(&(asked, back)) = self.last_asked.get(&k)
             && (t - asked).abs() <= self.window
         {
-            self.lru.touch(k, bytes);
+            self.content.copy_in(sm, k, bytes);
             self.coalesced += 1;
             self.coalesced_bytes += u64::from(bytes);
             return (back, true);
         }
-        let hit = !force_miss && key.is_none_or(|k| self.lru.touch(k, bytes));
+        let (source, from_hbm) = match key {
+            _ if force_miss => (Source::Hbm, bytes),
+            None => (Source::Near, 0),
+            Some(k) => self.content.load(sm, k, bytes),
+        };
         let l2_done = self.l2.serve(t, bytes);
-        let (back, hit) = if hit {
-            self.hits += 1;
-            let latency = match access {
-                Access::Bulk => self.l2_latency,
-                Access::Lines => self.draw(self.l2_latency, self.l2_spread),
-            };
-            (l2_done + latency, true)
-        } else {
-            self.misses += 1;
-            let hbm_done = self.hbm.serve(t, bytes);
-            (l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread), false)
+        let back = match source {
+            Source::Near | Source::Far => {
+                self.hits += 1;
+                let latency = match (source, access) {
+                    (Source::Far, _) => self.l2_far_latency,
+                    (_, Access::Bulk) => self.l2_latency,
+                    (_, Access::Lines) => self.draw(self.l2_latency, self.l2_spread),
+                };
+                if source == Source::Far {
+                    self.far_hits += 1;
+                }
+                l2_done + latency
+            }
+            Source::Hbm => {
+                self.misses += 1;
+                let hbm_done = self.hbm.serve(t, from_hbm);
+                l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread)
+            }
         };
         if let Some(k) = key.filter(|_| coalescing) {
             self.last_asked.insert(k, (t, back));
         }
-        (back, hit)
+        (back, source != Source::Hbm)
     }
 
     /// A latency of median `median` and spread `spread`, drawn.
@@ -301,7 +290,7 @@ impl MemorySystem {
     /// A store of `bytes` arriving at the L2 at `t`; returns the cycle it is written to L2.
     pub fn store(&mut self, t: f64, bytes: u32, key: Option<GlobalTile>) -> f64 {
         if let Some(k) = key {
-            self.lru.touch(k, bytes);
+            self.content.store(k, bytes);
         }
         self.hbm.serve(t, bytes);
         self.l2.serve(t, bytes) + self.l2_latency
@@ -363,41 +352,29 @@ mod tests {
         let tile = |origin| Some(GlobalTile { tensor: 1, origin });
         // A backlog of 100 other tiles in front of the slices.
         for origin in 1..=100 {
-            mem.load(0.0, 8192, tile(origin), false, Access::Bulk);
+            mem.load(0, 0.0, 8192, tile(origin), false, Access::Bulk);
         }
-        let (back, hit) = mem.load(0.0, 8192, tile(0), false, Access::Bulk);
+        let (back, hit) = mem.load(0, 0.0, 8192, tile(0), false, Access::Bulk);
         assert!(!hit, "the first load misses");
         let served = mem.l2.bytes;
         // Another SM asks for the tile within the window: the same data, no L2 bandwidth,
         // and the SMs' shares of the L2 grow.
         let share = mem.stream_rate(0, 0.0, 1e9);
-        assert_eq!(mem.load(20.0, 8192, tile(0), false, Access::Bulk), (back, true));
+        assert_eq!(mem.load(0, 20.0, 8192, tile(0), false, Access::Bulk), (back, true));
         assert_eq!((mem.l2.bytes, mem.coalesced, mem.misses), (served, 1, 101));
         assert!(mem.stream_rate(0, 0.0, 1e9) > share);
         // Past the window a load goes to the slices again, however long the first still
         // waits for them (and hits).
         assert!(mem.l2.free - 8192.0 / mem.l2.rate > 21.0, "the first is still queued");
-        let (_, hit) = mem.load(21.0, 8192, tile(0), false, Access::Bulk);
+        let (_, hit) = mem.load(0, 21.0, 8192, tile(0), false, Access::Bulk);
         assert!(hit);
         assert_eq!(mem.l2.bytes, served + 8192);
         // Without a coalescer every load reaches the slices.
         machine.l2.coalescing_window_cycles.value = 0;
         let mut plain = MemorySystem::new(&Timing::new(&machine, 1.0), 4, 0);
         for origin in [1, 2, 1] {
-            plain.load(0.0, 8192, tile(origin), false, Access::Bulk);
+            plain.load(0, 0.0, 8192, tile(origin), false, Access::Bulk);
         }
         assert_eq!((plain.l2.bytes, plain.coalesced), (3 * 8192, 0));
-    }
-
-    #[test]
-    fn lru_evicts_the_oldest_tile() {
-        let mut lru = Lru { capacity: 200, ..Lru::default() };
-        let key = |origin| GlobalTile { tensor: 1, origin };
-        assert!(!lru.touch(key(0), 100));
-        assert!(!lru.touch(key(1), 100));
-        assert!(lru.touch(key(0), 100));
-        assert!(!lru.touch(key(2), 100));
-        assert!(lru.touch(key(0), 100));
-        assert!(!lru.touch(key(1), 100), "tile 1 was the least recently used");
     }
 }

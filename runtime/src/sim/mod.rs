@@ -16,6 +16,7 @@ pub mod clock;
 mod clusters;
 mod error;
 pub mod gpu;
+mod l2_content;
 pub mod lower;
 pub mod machine;
 pub mod memory;

@@ -128,8 +128,12 @@ pub struct Timing {
     pub l2_latency: u64,
     /// Percentiles of the L2 hit latency of a warp's line loads.
     pub l2_latency_spread: Spread,
+    /// L2 hit latency of a TMA copy some of whose lines come from the far partition, cycles.
+    pub l2_far_latency: u64,
     /// L2 capacity, bytes.
     pub l2_bytes: u64,
+    /// Partitions the L2 is divided into, each caching what its own SMs access.
+    pub l2_partitions: u32,
     /// Cycles within which a TMA load of a tile another SM's load asked for is answered with
     /// that load's data (`l2.coalescing_window_cycles`; 0: never).
     pub l2_coalescing_window: f64,
@@ -218,7 +222,9 @@ impl Timing {
             global_store_bytes_per_clk: machine.l1.store_bytes_per_clk_per_sm.value.max(1.0),
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
             l2_latency_spread: machine.l2.hit_latency_spread.value,
+            l2_far_latency: u64::from(machine.l2.far_hit_latency_cycles.value),
             l2_bytes: machine.l2.size_bytes.value,
+            l2_partitions: machine.l2.partitions.value.max(1),
             l2_coalescing_window: f64::from(machine.l2.coalescing_window_cycles.value),
             hbm_bytes_per_clk: per_clk(machine.hbm.bandwidth_tb_s.value).max(1.0),
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),

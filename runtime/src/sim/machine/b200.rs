@@ -222,6 +222,10 @@ impl Machine {
                     132_644_864,
                     "cudaGetDeviceProperties: L2 126.50 MB (pytorch/ao PR #4002); Blackwell Tuning Guide: 126 MB",
                 ),
+                partitions: Param::new(
+                    1,
+                    "not modelled: one pool (each of the B200's two dies caches its own HBM behind the die-to-die link; no measurement of how a kernel's tiles spread over them)",
+                ),
                 hit_latency_cycles: Param::new(
                     258,
                     "no public B200 number (two dies; Chips and Cheese B200 article measures a slower cross-die L2): assumed equal to Hopper; to be calibrated: calibration/README.md",

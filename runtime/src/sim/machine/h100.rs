@@ -276,6 +276,10 @@ impl Machine {
                     50 * 1024 * 1024,
                     "NVIDIA H100 datasheet / Hopper whitepaper: 50 MB L2 (cudaDevAttrL2CacheSize = 52428800)",
                 ),
+                partitions: Param::new(
+                    2,
+                    "NVIDIA A100 whitepaper (carried over to GH100, H100 whitepaper): the L2 is divided into two partitions, each caching data for the SMs of the GPCs directly connected to it, coherent in hardware; measured on the H200: 12-25% of the L2's read sectors from the SMs reach a slice over the fabric between the partitions, and only 56-79% of the SMs' sectors hit in the slice they reach, calibration/results/l2_partitions/ (Nsight Compute lts__t_sectors_srcunit_ltcfabric)",
+                ),
                 hit_latency_cycles: Param::new(
                     285,
                     "measured: L2 hit 285 cycles median per hop (p10 265, p90 311, unimodal), calibration/README.md (H200); Luo et al. extension (arXiv 2501.12084) ~258 near",
@@ -286,7 +290,7 @@ impl Machine {
                 ),
                 far_hit_latency_cycles: Param::new(
                     414,
-                    "Luo et al. extension (arXiv 2501.12084): L2 hit ~414 cycles (far partition)",
+                    "Luo et al. extension (arXiv 2501.12084): L2 hit ~414 cycles (far partition); the model's latency of a TMA copy some of whose lines come over the fabric",
                 ),
                 bandwidth_tb_s: Param::new(
                     9.85,

@@ -452,6 +452,9 @@ parameters! {
     pub struct L2 {
         /// Capacity in bytes.
         pub size_bytes: Param<u64>,
+        /// Partitions the capacity is divided into, each caching the data its own SMs access
+        /// (a shared line takes room in each partition that reads it).
+        pub partitions: Param<u32>,
         /// Typical hit latency (near partition), in cycles: the median of a warp's line loads.
         pub hit_latency_cycles: Param<u32>,
         /// Percentiles of the hit latency of a warp's line loads around the median (a TMA copy

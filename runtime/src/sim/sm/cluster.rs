@@ -109,7 +109,7 @@ impl Sm {
     ) {
         let (barrier, bytes, src, mask) = load;
         let timing = env.timing;
-        let (first_data, hit) = mem.load(t as f64, bytes, src, false, Access::Bulk);
+        let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
         let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
         let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
         let land = ceil(streamed) + extra;

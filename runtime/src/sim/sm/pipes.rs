@@ -97,7 +97,7 @@ impl Sm {
             }
             Instr::GlobalLoad { bytes, from_hbm, .. } => {
                 let start = self.start_on(smsp, ExecPipe::Lsu, t, 0, timing);
-                let done = ceil(mem.load(start as f64, bytes, None, from_hbm, Access::Lines).0);
+                let done = ceil(mem.load(self.id, start as f64, bytes, None, from_hbm, Access::Lines).0);
                 if starting {
                     self.warps[w].head_first_result = done;
                 }

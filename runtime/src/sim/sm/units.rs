@@ -146,7 +146,7 @@ impl Sm {
                 // First data after the memory latency, then streamed into shared memory at
                 // the TMA unit's share of the L2 (one copy at a time); the extra covers the
                 // rest up to the waiter resuming (calibrated end to end).
-                let (first_data, hit) = mem.load(t as f64, bytes, src, false, Access::Bulk);
+                let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
                 self.stats.tma_bytes += u64::from(bytes);
                 let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
                 let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
