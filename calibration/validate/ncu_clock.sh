@@ -16,6 +16,9 @@
 # Writes into $OUT: env.txt, cluster_{none,base}.csv (cluster_gemm and cuBLAS at the four
 # cluster shapes), validate_none.csv and validate_status.csv (each selected configuration
 # launched once, in the order of validate_status.csv's `profiled` rows), and the logs.
+# CLUSTER_CLOCKS (default "none base"; empty: no cluster run) and VALIDATE_CLOCKS (default
+# "none"; "none base": each configuration also at base clock, validate_base.csv) choose the
+# clock controls.
 set -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/ncu-out}
@@ -31,16 +34,18 @@ M=$M,lts__cycles_elapsed.avg.per_second,dram__cycles_elapsed.avg.per_second
 M=$M,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
 M=$M,lts__t_bytes.sum,dram__bytes.sum
 SIZES=8192x8192x8192,4096x4096x4096,16384x16384x4096,8192x8192x1024
-for clock in none base; do
+for clock in ${CLUSTER_CLOCKS-none base}; do
     timeout "${CLUSTER_TIMEOUT:-120}" "$NCU" --clock-control "$clock" --metrics "$M" --csv \
         --log-file "$OUT/cluster_$clock.csv" "$HERE/cluster_gemm_gpu" --profile --sizes "$SIZES" \
         > "$OUT/cluster_$clock.log" 2>&1
     echo "cluster $clock: exit status $?" | tee -a "$OUT/env.txt"
 done
-timeout "${VALIDATE_TIMEOUT:-420}" "$NCU" --clock-control none --metrics "$M" --csv \
-    --log-file "$OUT/validate_none.csv" "$HERE/validate" run --no-model --profile \
-    --split "$HERE/split.csv" --gpu "$OUT/validate" --cublas "$SIZES" "$@" > "$OUT/validate.log" 2>&1
-echo "validate none: exit status $?" | tee -a "$OUT/env.txt"
-cp "$OUT/validate/status.csv" "$OUT/validate_status.csv" 2>/dev/null
-rm -rf "$OUT/validate"
+for clock in ${VALIDATE_CLOCKS:-none}; do
+    timeout "${VALIDATE_TIMEOUT:-420}" "$NCU" --clock-control "$clock" --metrics "$M" --csv \
+        --log-file "$OUT/validate_$clock.csv" "$HERE/validate" run --no-model --profile \
+        --split "$HERE/split.csv" --gpu "$OUT/validate" --cublas "$SIZES" "$@" > "$OUT/validate_$clock.log" 2>&1
+    echo "validate $clock: exit status $?" | tee -a "$OUT/env.txt"
+    cp "$OUT/validate/status.csv" "$OUT/validate_status.csv" 2>/dev/null
+    rm -rf "$OUT/validate"
+done
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>&1 | tee -a "$OUT/env.txt"

@@ -2,7 +2,8 @@
 # Predicts configurations of the split with the timing model on every CPU core of a machine
 # (the GPU machine's 16 cores; no GPU needed), one `validate run` process per configuration,
 # longest first as listed, from a directory holding the release binary, split.csv and the
-# earlier prediction file whose counts fix each run's clock (see `validate run --clocks-from`):
+# earlier prediction file whose counts fix each run's clock (see `validate run --clocks-from`;
+# $CLOCKS_FROM, by default model_clock.csv, the latest prediction):
 #
 #   bash predict.sh JOBS     JOBS: one line per configuration, "id [extra arguments]"
 #
@@ -14,11 +15,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/predict-out}
 mkdir -p "$OUT/parts"
 nproc > "$OUT/nproc.txt"
-export HERE OUT
+export HERE OUT CLOCKS_FROM
 start=$(date +%s)
 timeout "${PREDICT_TIMEOUT:-480}" xargs -P "$(nproc)" -L 1 sh -c '
     id=$1; shift
-    "$HERE/validate" run --split "$HERE/split.csv" --ids "$id" --clocks-from "$HERE/model_all.csv" \
+    "$HERE/validate" run --split "$HERE/split.csv" --ids "$id" --clocks-from "$HERE/${CLOCKS_FROM:-model_clock.csv}" \
         --model-out "$OUT/parts/$id.csv.tmp" "$@" > "$OUT/parts/$id.log" 2>&1 \
         && mv "$OUT/parts/$id.csv.tmp" "$OUT/parts/$id.csv"' sh < "$1"
 echo "exit status $?, $(( $(date +%s) - start )) s" | tee "$OUT/predict.log"

@@ -74,8 +74,12 @@ enum Command {
         /// Run each configuration once at the burst clock the power model gives the counts of
         /// an earlier prediction file (counts do not depend on the clock); configurations
         /// without a row there run at the top clock under load.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "clocks_from")]
         clocks_from: Option<PathBuf>,
+        /// Run every selected configuration once at this SM clock, GHz (the burst and
+        /// sustained figures still come from its counts): how the cycles depend on the clock.
+        #[arg(long)]
+        clock_ghz: Option<f64>,
         /// Predict with this L2 request coalescer window in cycles in place of the H200's
         /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
         #[arg(long)]
@@ -206,6 +210,7 @@ fn run(args: Args) -> Result<(), String> {
             no_model,
             resimulate,
             clocks_from,
+            clock_ghz,
             l2_coalescing_window,
             reports,
             profile,
@@ -216,13 +221,19 @@ fn run(args: Args) -> Result<(), String> {
         } => {
             let configs = select(&s)?;
             if !no_model {
-                let clocks = match &clocks_from {
-                    Some(p) => {
+                let clocks = match (&clocks_from, clock_ghz) {
+                    (_, Some(ghz)) => {
+                        if !(0.1..=5.0).contains(&ghz) {
+                            return Err(format!("--clock-ghz {ghz}: an SM clock in GHz, 0.1 to 5"));
+                        }
+                        configs.iter().map(|c| (c.id, ghz)).collect()
+                    }
+                    (Some(p), None) => {
                         let machine = Machine::h200();
                         let acts = fit::activities(&table::Table::parse(&read(p)?)?);
                         acts.iter().map(|(&id, a)| (id, warpspec::sim::clock::burst_clock(&machine, a))).collect()
                     }
-                    None => std::collections::HashMap::new(),
+                    (None, None) => std::collections::HashMap::new(),
                 };
                 let how = model::How { resimulate, reports: reports.as_deref() };
                 predict_all(&configs, &model_out, how, &clocks, l2_coalescing_window)?;

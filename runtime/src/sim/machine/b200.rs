@@ -18,6 +18,7 @@ mod src {
 impl Machine {
     /// NVIDIA B200 (HGX, 1000 W; 148 SMs, 180 GB HBM3e at 8 TB/s, tensor memory).
     pub fn b200() -> Machine {
+        let gh100 = Machine::h200().power;
         Machine {
             name: "b200",
             full_name: "NVIDIA B200 SXM 180GB",
@@ -290,14 +291,14 @@ impl Machine {
                     1000.0,
                     "HGX B200 at 1000 W per GPU (NVIDIA via glennklockwood.com/garden/processors/B200)",
                 ),
-                idle_w: Param::new(129.34, src::ASSUMED_GH100_POWER),
-                clock_w: Param::new(87.18, src::ASSUMED_GH100_POWER),
-                tensor_pj_per_flop: Param::new(0.7167, src::ASSUMED_GH100_POWER),
-                issue_pj_per_instruction: Param::new(382.4, src::ASSUMED_GH100_POWER),
-                l2_pj_per_byte: Param::new(51.26, src::ASSUMED_GH100_POWER),
-                hbm_pj_per_byte: Param::new(61.93, src::ASSUMED_GH100_POWER),
-                voltage_exponent: Param::new(1.5, src::ASSUMED_GH100_POWER),
-                min_clock_ghz: Param::new(1.0, src::ASSUMED_GH100_POWER),
+                idle_w: gh100.idle_w.assumed(src::ASSUMED_GH100_POWER),
+                clock_w: gh100.clock_w.assumed(src::ASSUMED_GH100_POWER),
+                tensor_pj_per_flop: gh100.tensor_pj_per_flop.assumed(src::ASSUMED_GH100_POWER),
+                issue_pj_per_instruction: gh100.issue_pj_per_instruction.assumed(src::ASSUMED_GH100_POWER),
+                l2_pj_per_byte: gh100.l2_pj_per_byte.assumed(src::ASSUMED_GH100_POWER),
+                hbm_pj_per_byte: gh100.hbm_pj_per_byte.assumed(src::ASSUMED_GH100_POWER),
+                voltage_exponent: gh100.voltage_exponent.assumed(src::ASSUMED_GH100_POWER),
+                min_clock_ghz: gh100.min_clock_ghz.assumed(src::ASSUMED_GH100_POWER),
                 loaded_max_ghz: Param::new(
                     1.98,
                     "no B200 measurement: the boost clock (clocks.boost_ghz), no gap between the clock reported and the clock counted assumed",
@@ -306,7 +307,7 @@ impl Machine {
                     1000.0,
                     "no B200 measurement: the board limit (limit_w), no fast limiter assumed",
                 ),
-                drop_tau_s: Param::new(0.146, src::ASSUMED_GH100_POWER),
+                drop_tau_s: gh100.drop_tau_s.assumed(src::ASSUMED_GH100_POWER),
                 memory_clock_mhz: Param::new(
                     4000.0,
                     "derived: 8 TB/s over an 8192-bit HBM3e bus = 7.8 GT/s, double data rate -> ~3900-4000 MHz (B200 datasheet 8 TB/s); to be calibrated: calibration/README.md",

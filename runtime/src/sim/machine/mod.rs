@@ -47,6 +47,11 @@ impl<T: Copy> Param<T> {
         self.value
     }
 
+    /// The same value under another source: a figure of one machine assumed for another.
+    pub const fn assumed(&self, source: &'static str) -> Self {
+        Param { value: self.value, source }
+    }
+
     /// Whether the value is a placeholder still waiting for a measurement
     /// (its source contains [`TO_BE_CALIBRATED`]).
     pub fn needs_calibration(&self) -> bool {
