@@ -73,7 +73,7 @@ fn run(options: Options) -> Result<bool, String> {
         let tflops = |cycles: u64, ghz: f64| flops / (cycles as f64 / (ghz * 1e9)) / 1e12;
         println!("=== cluster_gemm {m}x{n}x{k}, {clusters} persistent clusters of 2 CTAs ===");
         println!("{}", run.burst);
-        let (burst_ghz, top) = (run.burst.clock_ghz, machine.power.loaded_max_ghz.value);
+        let (burst_ghz, top) = (run.burst_ghz, machine.power.loaded_max_ghz.value);
         println!(
             "burst     {} cycles at {:.3} GHz = {:.1} TFLOP/s; {:.0} W predicted at the top clock ({top:.3} GHz)",
             run.burst.cycles,

@@ -75,15 +75,20 @@ fn the_combined_mode_computes_and_times() {
     assert!(report.cycles > 2048, "{report}");
 }
 
-#[test]
-fn shape_only_runs_time_the_same_program() {
-    let (m, n, k) = (1024, 1024, 1024);
+/// `ws_gemm`'s arguments without data at `m x n x k`, and its grid.
+fn shape_only_gemm(m: usize, n: usize, k: usize) -> (ws_gemm::Args, Grid) {
     let args = ws_gemm::Args {
         a: Global::shape_only(&[m, k]),
         b: Global::shape_only(&[k, n]),
         c: Global::shape_only(&[m, n]),
     };
-    let grid = Grid::new((n / ws_gemm::BN) as u32, (m / ws_gemm::BM) as u32, 1);
+    (args, Grid::new((n / ws_gemm::BN) as u32, (m / ws_gemm::BM) as u32, 1))
+}
+
+#[test]
+fn shape_only_runs_time_the_same_program() {
+    let (m, n, k) = (1024, 1024, 1024);
+    let (args, grid) = shape_only_gemm(m, n, k);
     let opts = SimOptions::default().with_trace(TraceOptions::default());
     let report = sim::simulate::<ws_gemm::Kernel>(&Machine::h100_sxm(), grid, &args, &opts).expect("runs");
     println!("{report}");
@@ -156,4 +161,20 @@ fn a_tile_of_fragment_stores_leaves_the_sm_at_its_measured_rate() {
         (measured - fast) as f64 >= bound - wavefronts,
         "the store rate bounds the epilogue: {measured} cycles at the measured rate, {fast} without it"
     );
+}
+
+#[test]
+fn burst_and_sustained_runs_settle_at_their_own_clocks() {
+    use warpspec::sim::clock::{Activity, SETTLE_TOLERANCE, burst_clock, sustained_clock};
+    let (args, grid) = shape_only_gemm(2048, 2048, 1024);
+    let machine = Machine::h200();
+    let run = sim::simulate_clocked::<ws_gemm::Kernel>(&machine, grid, &args, &SimOptions::default()).expect("runs");
+    println!("{run}");
+    // Each figure's clock is the one its own run's activity gives, and the run ran there.
+    let burst = burst_clock(&machine, &Activity::of(&machine, &run.burst));
+    let sustained = sustained_clock(&machine, &Activity::of(&machine, &run.sustained));
+    assert_eq!((run.burst_ghz, run.sustained_ghz), (burst, sustained));
+    assert!((run.burst.clock_ghz - burst).abs() <= SETTLE_TOLERANCE * burst, "{} {burst}", run.burst.clock_ghz);
+    assert!((run.sustained.clock_ghz - sustained).abs() <= SETTLE_TOLERANCE * sustained);
+    assert!(sustained < burst && burst <= machine.power.loaded_max_ghz.value, "{sustained} {burst}");
 }

@@ -71,9 +71,10 @@ enum Command {
         /// the host time).
         #[arg(long)]
         resimulate: bool,
-        /// Run each configuration once at the burst clock the power model gives the counts of
-        /// an earlier prediction file (counts do not depend on the clock); configurations
-        /// without a row there run at the top clock under load.
+        /// Run each configuration first at the burst clock the power model gives the counts
+        /// of an earlier prediction file (counts hardly depend on the clock; configurations
+        /// without a row there start at the top clock under load), then again at the burst
+        /// clock of its own counts until the two agree within 1%.
         #[arg(long, conflicts_with = "clocks_from")]
         clocks_from: Option<PathBuf>,
         /// Run every selected configuration once at this SM clock, GHz (the burst and
@@ -235,7 +236,7 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     (None, None) => std::collections::HashMap::new(),
                 };
-                let how = model::How { resimulate, reports: reports.as_deref() };
+                let how = model::How { resimulate, reports: reports.as_deref(), settle: clock_ghz.is_none() };
                 predict_all(&configs, &model_out, how, &clocks, l2_coalescing_window)?;
             }
             if let Some(dir) = gpu {

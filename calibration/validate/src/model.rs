@@ -90,6 +90,9 @@ pub struct How<'a> {
     pub resimulate: bool,
     /// Write the burst run's report (`ID.txt`) and timeline (`ID.json`) here.
     pub reports: Option<&'a Path>,
+    /// Without `resimulate`: run again until the clock of the burst run is the burst clock
+    /// its own activity gives (`sim::clock::settle`; off where the clock is imposed).
+    pub settle: bool,
 }
 
 struct ModelLaunch<'a> {
@@ -100,6 +103,8 @@ struct ModelLaunch<'a> {
     reports: Option<(&'a Path, usize)>,
     /// The clock to run at (else the top clock under load).
     clock_ghz: Option<f64>,
+    /// Settle the burst run at its own burst clock.
+    settle: bool,
 }
 
 impl Launch for ModelLaunch<'_> {
@@ -110,11 +115,19 @@ impl Launch for ModelLaunch<'_> {
         let top = self.machine.power.loaded_max_ghz.value.min(self.machine.clocks.boost_ghz.value);
         let (burst, burst_ghz, sustained, sustained_ghz, power_at_top_w) = if self.resimulate {
             let run = simulate_clocked::<K>(self.machine, grid, params, self.opts).map_err(|e| e.to_string())?;
-            let ghz = run.burst.clock_ghz;
-            (run.burst, ghz, run.sustained, run.sustained_ghz, run.power_at_top_w)
+            (run.burst, run.burst_ghz, run.sustained, run.sustained_ghz, run.power_at_top_w)
         } else {
             let opts = SimOptions { clock_ghz: Some(self.clock_ghz.unwrap_or(top)), ..self.opts.clone() };
-            let burst = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
+            let mut burst = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
+            if self.settle {
+                let limit = self.machine.power.burst_limit_w.value;
+                let settled = clock::settle::<K>(self.machine, grid, params, self.opts, burst, limit)
+                    .map_err(|e| e.to_string())?;
+                if settled.runs > 1 {
+                    eprintln!("  ran {} times to settle at {:.4} GHz", settled.runs, settled.clock_ghz);
+                }
+                burst = settled.report;
+            }
             let figures = clock::figures(self.machine, &burst);
             (burst.clone(), figures.burst.clock_ghz, burst, figures.sustained.clock_ghz, figures.power_at_top_w)
         };
@@ -162,16 +175,18 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
 /// sustained figures are its cycles at the burst and sustained clocks the power model gives
 /// for its activity. With `how.resimulate`, the kernel is run again at each of those clocks
 /// (`sim::clock::simulate_clocked`: more bytes per cycle from L2 and HBM at a lower SM
-/// clock), at up to three times the host time. Without it, `clock_ghz` (the burst clock
-/// predicted from an earlier run's counts, which do not depend on the clock) is the clock of
-/// the one run instead of the top clock.
+/// clock), at up to several times the host time. Without it, `clock_ghz` (the burst clock
+/// predicted from an earlier run's counts, which hardly depend on the clock) is the clock of
+/// the first run instead of the top clock, and with `how.settle` the kernel runs again at the
+/// burst clock its own activity gives until the two agree within 1% (`sim::clock::settle`).
 pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
     let opts = match how.reports {
         Some(_) => SimOptions::default().with_trace(TraceOptions::default()),
         None => SimOptions::default(),
     };
     let reports = how.reports.map(|dir| (dir, config.id));
-    let mut launch = ModelLaunch { machine, opts: &opts, resimulate: how.resimulate, reports, clock_ghz };
+    let mut launch =
+        ModelLaunch { machine, opts: &opts, resimulate: how.resimulate, reports, clock_ghz, settle: how.settle };
     match &config.work {
         Work::Gemm { m, n, k, .. } => {
             let t = GemmTensors {
@@ -200,7 +215,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let machine = Machine::h200();
         let plain = predict(config, &machine, How::default(), None).unwrap();
-        let reported = predict(config, &machine, How { resimulate: false, reports: Some(&dir) }, None).unwrap();
+        let reported =
+            predict(config, &machine, How { resimulate: false, reports: Some(&dir), settle: true }, None).unwrap();
         // The report and the timeline sit beside the same prediction.
         assert_eq!(plain.burst_cycles, reported.burst_cycles);
         let text = std::fs::read_to_string(dir.join("7.txt")).unwrap();

@@ -213,15 +213,64 @@ pub fn figures(machine: &Machine, report: &SimReport) -> ClockFigures {
     }
 }
 
+/// How close, relative, the clock a run ran at and the clock its own activity gives at a
+/// power limit must be for [`settle`] to stop.
+pub const SETTLE_TOLERANCE: f64 = 0.01;
+
+/// The most runs [`settle`] makes, the one it is given included.
+pub const SETTLE_RUNS: u32 = 4;
+
+/// A run at the clock its own activity holds at a power limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settled {
+    /// The last run.
+    pub report: SimReport,
+    /// The clock, GHz, the last run's activity gives at the limit (within
+    /// [`SETTLE_TOLERANCE`] of the clock it ran at, unless `runs` reached [`SETTLE_RUNS`]).
+    pub clock_ghz: f64,
+    /// Runs made, `first` included.
+    pub runs: u32,
+}
+
+/// Runs kernel `K` again until the clock it runs at is the clock its own activity draws
+/// `limit_w` at. A kernel whose time is set by the L2's or HBM's bandwidth (fixed in bytes
+/// per second) takes more cycles at a higher SM clock, and fewer cycles mean higher rates
+/// and more power, so one run at a clock guessed from another run's counts can land away
+/// from its own clock. `first` is a run at any clock ([`SimReport::clock_ghz`]); each next
+/// run is at the clock the one before gives, which converges where the cycles grow more
+/// slowly than the clock.
+pub fn settle<K: Kernel>(
+    machine: &Machine,
+    grid: Grid,
+    params: &K::Params,
+    opts: &SimOptions,
+    first: SimReport,
+    limit_w: f64,
+) -> Result<Settled, SimError> {
+    let mut report = first;
+    let mut runs = 1;
+    loop {
+        let clock_ghz = clock_at_limit(machine, &Activity::of(machine, &report), limit_w);
+        if (clock_ghz - report.clock_ghz).abs() <= SETTLE_TOLERANCE * clock_ghz || runs >= SETTLE_RUNS {
+            return Ok(Settled { report, clock_ghz, runs });
+        }
+        let at = SimOptions { clock_ghz: Some(clock_ghz), ..opts.clone() };
+        report = super::simulate::<K>(machine, grid, params, &at)?;
+        runs += 1;
+    }
+}
+
 /// A kernel timed at its burst clock and at its sustained clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clocked {
     /// The run at the burst clock.
     pub burst: SimReport,
-    /// The run at the sustained clock predicted from the burst run's activity (the burst run
-    /// itself, if that clock is the burst clock).
+    /// The burst clock, GHz, from the burst run's own activity.
+    pub burst_ghz: f64,
+    /// The run at the sustained clock (the burst run itself, if that clock is the burst
+    /// clock).
     pub sustained: SimReport,
-    /// The sustained clock, GHz, predicted again from the sustained run's activity.
+    /// The sustained clock, GHz, from the sustained run's own activity.
     pub sustained_ghz: f64,
     /// Predicted board power of the run at the top clock under load, W.
     pub power_at_top_w: f64,
@@ -230,7 +279,7 @@ pub struct Clocked {
 impl Clocked {
     /// The burst figure.
     pub fn burst_line(&self) -> ClockLine {
-        ClockLine::new(self.burst.clock_ghz, self.burst.cycles, self.burst.mma_flops)
+        ClockLine::new(self.burst_ghz, self.burst.cycles, self.burst.mma_flops)
     }
 
     /// The sustained figure: the sustained run's cycles at the sustained clock.
@@ -246,9 +295,9 @@ impl fmt::Display for Clocked {
     }
 }
 
-/// Times kernel `K` at the top clock under load, predicts its burst and sustained clocks
-/// from that run's activity, and times it again at each clock that differs
-/// ([`SimOptions::clock_ghz`] is ignored).
+/// Times kernel `K` at the top clock under load, then at the burst clock and at the
+/// sustained clock, each [`settle`]d: the clock a run is at is the one its own activity
+/// gives ([`SimOptions::clock_ghz`] is ignored).
 pub fn simulate_clocked<K: Kernel>(
     machine: &Machine,
     grid: Grid,
@@ -256,19 +305,17 @@ pub fn simulate_clocked<K: Kernel>(
     opts: &SimOptions,
 ) -> Result<Clocked, SimError> {
     let top = machine.power.loaded_max_ghz.value.min(machine.clocks.boost_ghz.value);
-    let at = |clock: f64| SimOptions { clock_ghz: Some(clock), ..opts.clone() };
-    let first = super::simulate::<K>(machine, grid, params, &at(top))?;
-    let activity = Activity::of(machine, &first);
-    let power_at_top_w = power_at(machine, &activity, top).total();
-    let burst_ghz = burst_clock(machine, &activity);
-    let burst = if burst_ghz < top { super::simulate::<K>(machine, grid, params, &at(burst_ghz))? } else { first };
-    let next = sustained_clock(machine, &Activity::of(machine, &burst));
-    if next >= burst_ghz {
-        return Ok(Clocked { sustained: burst.clone(), burst, sustained_ghz: burst_ghz, power_at_top_w });
-    }
-    let sustained = super::simulate::<K>(machine, grid, params, &at(next))?;
-    let sustained_ghz = sustained_clock(machine, &Activity::of(machine, &sustained));
-    Ok(Clocked { burst, sustained, sustained_ghz, power_at_top_w })
+    let first = super::simulate::<K>(machine, grid, params, &SimOptions { clock_ghz: Some(top), ..opts.clone() })?;
+    let power_at_top_w = power_at(machine, &Activity::of(machine, &first), top).total();
+    let burst = settle::<K>(machine, grid, params, opts, first, machine.power.burst_limit_w.value)?;
+    let sustained = settle::<K>(machine, grid, params, opts, burst.report.clone(), machine.power.limit_w.value)?;
+    Ok(Clocked {
+        burst: burst.report,
+        burst_ghz: burst.clock_ghz,
+        sustained: sustained.report,
+        sustained_ghz: sustained.clock_ghz,
+        power_at_top_w,
+    })
 }
 
 #[cfg(test)]
