@@ -64,6 +64,14 @@ WS_128X128_P2 = [
     ("ring: stage, phase, loop", 0x0D00, 0x0D60, CONSUMERS),
 ]
 
+
+
+def shifted(regions, by):
+    """`regions` of a CUBIN whose code is the same as another's moved by `by` bytes (the
+    deeper rings of ws_gemm 128x128 initialise more barriers before the same loops)."""
+    return [(r[0], r[1] + by, r[2] + by, *r[3:]) for r in regions]
+
+
 # flat_128x256_p4's regions (v1 and v1+bar.sync: one CUBIN).
 FLAT_128X256_P4 = [
     ("loop head", 0x2A50, 0x2AB0),
@@ -86,6 +94,10 @@ KERNELS = [
     (58, "flat_128x256_p4, v1+bar.sync (8192^3)", list(range(8)), FLAT_128X256_P4),
     (0, "ws_gemm_128x128_p2 (8192^3)", WS_LIVE, WS_128X128_P2),
     (1, "ws_gemm_128x128_p2 (4096^3)", WS_LIVE, WS_128X128_P2),
+    # 3 and 4 stages: the same loops 0x80 and 0x100 bytes later (TRYWAIT, HGMMA, DEPBAR,
+    # arrive and UTMALDG each at the 2-stage offset plus that).
+    (5, "ws_gemm_128x128_p3 (8192^3)", WS_LIVE, shifted(WS_128X128_P2, 0x80)),
+    (10, "ws_gemm_128x128_p4 (8192^3)", WS_LIVE, shifted(WS_128X128_P2, 0x100)),
     (57, "flat_128x256_p4, v2 (8192^3)", list(range(8)), [
         ("loop head, full-stage wait", 0x11C0, 0x1320),
         ("wgmma issue (2 HGMMA)", 0x1320, 0x1530),
