@@ -85,6 +85,15 @@ enum Command {
         /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
         #[arg(long)]
         l2_coalescing_window: Option<u32>,
+        /// Predict with a `try_wait` on an already completed mbarrier phase taking this many
+        /// cycles (`sync.mbarrier_passed_wait_cycles`; measured 55, calibration/README.md
+        /// Item 20; the H200's description does not charge it yet).
+        #[arg(long)]
+        mbarrier_passed_wait_cycles: Option<u32>,
+        /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,
+        /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`).
+        #[arg(long)]
+        wgmma_descriptors_before_each: bool,
         /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
         /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
         /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
@@ -213,6 +222,8 @@ fn run(args: Args) -> Result<(), String> {
             clocks_from,
             clock_ghz,
             l2_coalescing_window,
+            mbarrier_passed_wait_cycles,
+            wgmma_descriptors_before_each,
             reports,
             profile,
             gpu,
@@ -237,7 +248,9 @@ fn run(args: Args) -> Result<(), String> {
                     (None, None) => std::collections::HashMap::new(),
                 };
                 let how = model::How { resimulate, reports: reports.as_deref(), settle: clock_ghz.is_none() };
-                predict_all(&configs, &model_out, how, &clocks, l2_coalescing_window)?;
+                let overrides =
+                    Overrides { l2_coalescing_window, mbarrier_passed_wait_cycles, wgmma_descriptors_before_each };
+                predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
@@ -284,6 +297,14 @@ fn run(args: Args) -> Result<(), String> {
     }
 }
 
+/// Parameters of the H200's description to predict with in place of its own: what the
+/// model gives with them.
+struct Overrides {
+    l2_coalescing_window: Option<u32>,
+    mbarrier_passed_wait_cycles: Option<u32>,
+    wgmma_descriptors_before_each: bool,
+}
+
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes
 /// (the file is usable while a long sweep runs).
 fn predict_all(
@@ -291,12 +312,19 @@ fn predict_all(
     out: &Path,
     how: model::How<'_>,
     clocks: &std::collections::HashMap<usize, f64>,
-    l2_coalescing_window: Option<u32>,
+    overrides: Overrides,
 ) -> Result<(), String> {
     use std::io::Write;
     let mut machine = Machine::h200();
-    if let Some(window) = l2_coalescing_window {
+    if let Some(window) = overrides.l2_coalescing_window {
         machine.l2.coalescing_window_cycles.value = window;
+    }
+    if let Some(cycles) = overrides.mbarrier_passed_wait_cycles {
+        machine.sync.mbarrier_passed_wait_cycles.value = cycles;
+    }
+    if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } = &mut machine.tensor.issue
+    {
+        descriptors_before_each.value |= overrides.wgmma_descriptors_before_each;
     }
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

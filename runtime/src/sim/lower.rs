@@ -227,9 +227,11 @@ pub enum Instr {
         /// Cache lines (L1 wavefronts) each warp-instruction touches.
         lines: u32,
     },
-    /// One MMA group: `issue` issue cycles per warp (`wgmma.fence`, `instrs` x `wgmma`,
-    /// `wgmma.commit_group`), collective over the instance; its `instrs` native MMAs of
-    /// `fma` multiply-adds each run back to back on the SM's tensor cores.
+    /// Native MMAs of one `wgmma` group: `issue` issue cycles per warp (`instrs` x `wgmma`,
+    /// and `wgmma.fence` before a group's first, `wgmma.commit_group` after its last),
+    /// collective over the instance; its `instrs` native MMAs of `fma` multiply-adds each
+    /// run back to back on the SM's tensor cores. A group is one or more of these in a row,
+    /// with the descriptor arithmetic of each MMA between them; the last `commits` it.
     Mma {
         /// Issue cycles per warp.
         issue: u32,
@@ -243,6 +245,9 @@ pub enum Instr {
         dtype: DType,
         /// `A` comes from registers (`wgmma` RS): waits for the previous register result.
         a_in_registers: bool,
+        /// The group ends with these MMAs (`wgmma.commit_group`): `wgmma.wait_group` counts
+        /// it from here on.
+        commits: bool,
     },
     /// Single-thread MMAs into tensor memory (`tcgen05.mma`): `instrs` issue cycles (one per
     /// native MMA of `fma` multiply-adds), collective over the instance; they run on the SM's
@@ -444,9 +449,13 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 /// - [`Op::Mma`] `m x n x k` of `dtype`: `ceil(m / M0) * ceil(k / K0)` native MMAs, where
 ///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
 ///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
-///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp, followed by the descriptor
-///   arithmetic of the generated code ([`WGMMA_DESCRIPTOR_INSTRS_SS`] / `_RS` per native
-///   MMA, on the ALU and FMA pipes, independent of register results); with A in registers
+///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp, and the descriptor arithmetic
+///   of the generated code ([`WGMMA_DESCRIPTOR_INSTRS_SS`] / `_RS` per native MMA, on the
+///   ALU and FMA pipes, independent of register results): after the group's issue, or,
+///   with the machine's `tensor.issue.wgmma.descriptors_before_each`, before each native
+///   MMA, which then reach the tensor cores one at a time as that arithmetic issues, as
+///   in the SASS of the generated kernels (`calibration/sass/README.md`, "Descriptor
+///   arithmetic between the MMAs of a group"); with A in registers
 ///   (`wgmma` RS) the `f32` fragment is first packed, `ceil(m * k / T / 2)` F2FP on the ALU
 ///   pipe. Each native MMA keeps the
 ///   tensor cores busy `M0 * n * K0 / fma_per_clk` cycles and completes `max(that, latency(n))`
@@ -572,12 +581,26 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
             } else {
                 WGMMA_DESCRIPTOR_INSTRS_SS
             };
-            out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers });
-            // The descriptors of the group's later MMAs are built while the first ones run:
-            // counted after the group's issue, independent of any register result.
-            exec(ExecPipe::Alu, alu * instrs, Dep::None, out);
-            exec(ExecPipe::Fma, (moves - imads) * instrs, Dep::None, out);
-            imad(imads * instrs, Dep::None, timing, out);
+            if !timing.mma_descriptors_before_each {
+                // The group at once; the descriptors of its later MMAs built while the first
+                // ones run, independent of any register result.
+                out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers, commits: true });
+                exec(ExecPipe::Alu, alu * instrs, Dep::None, out);
+                exec(ExecPipe::Fma, (moves - imads) * instrs, Dep::None, out);
+                imad(imads * instrs, Dep::None, timing, out);
+                return Ok(());
+            }
+            // Each MMA issues after the arithmetic that builds its descriptors, as the
+            // compiled code orders them: the group's last MMA reaches the tensor cores after
+            // all of it, its first before most of it.
+            for i in 0..instrs {
+                exec(ExecPipe::Alu, alu, Dep::None, out);
+                exec(ExecPipe::Fma, moves - imads, Dep::None, out);
+                imad(imads, Dep::None, timing, out);
+                let (first, last) = (i == 0, i + 1 == instrs);
+                let issue = 1 + u32::from(first) + u32::from(last);
+                out.push(Instr::Mma { issue, instrs: 1, fma, n, dtype, a_in_registers, commits: last });
+            }
         }
         Op::Umma { m, n, k, dtype, a_in_tmem } => {
             if timing.mma_kind != MmaKind::SingleThread {
@@ -626,6 +649,7 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
 mod tests {
     use super::*;
     use crate::sim::Machine;
+    use crate::sim::machine::MmaIssue;
 
     fn lowered(op: Op, threads: u32) -> Vec<Instr> {
         let timing = Timing::new(&Machine::h100_sxm(), 1.83);
@@ -773,7 +797,7 @@ mod tests {
     #[test]
     fn wgmma_splits_into_native_instructions() {
         let op = Op::Mma { m: 64, n: 256, k: 64, dtype: DType::Bf16, a_in_registers: false };
-        let [Instr::Mma { issue, instrs, fma, n, .. }, alu, moves, imads] = lowered(op, 128)[..] else {
+        let [Instr::Mma { issue, instrs, fma, n, commits: true, .. }, alu, moves, imads] = lowered(op, 128)[..] else {
             panic!("one MMA group and its descriptor arithmetic")
         };
         assert_eq!((issue, instrs, fma, n), (6, 4, 64 * 256 * 16, 256));
@@ -789,6 +813,56 @@ mod tests {
         };
         assert_eq!(pack, Instr::Exec { pipe: ExecPipe::Alu, count: 32, dep: Dep::Stream, elements: 1 });
         assert_eq!((alu.issues(), moves.issues() + imads.issues()), (8 * 4, 8 * 5));
+    }
+
+    /// One native MMA of a lowered group, `(issue, instrs, commits)`, and the ALU and
+    /// FMA-pipe warp-instructions issued before it.
+    type GroupPart = ((u32, u32, bool), (u32, u32));
+
+    /// The native MMAs of a group lowered with `descriptors_before_each`, and the descriptor
+    /// instructions before each.
+    fn group_parts(op: Op) -> Vec<GroupPart> {
+        let mut machine = Machine::h100_sxm();
+        let MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } = &mut machine.tensor.issue else {
+            panic!("a wgmma machine")
+        };
+        descriptors_before_each.value = true;
+        let mut lowered = Vec::new();
+        assert_eq!(lower(&op, Issuer::uniform(128), &Timing::new(&machine, 1.83), &mut lowered), Ok(()));
+        let (mut parts, mut alu, mut fma) = (Vec::new(), 0, 0);
+        for i in lowered.iter().skip_while(|i| matches!(i, Instr::Exec { dep: Dep::Stream, .. })) {
+            match *i {
+                Instr::Exec { pipe: ExecPipe::Alu, count, .. } => alu += count,
+                Instr::Exec { pipe: ExecPipe::Fma, count, .. } => fma += count,
+                Instr::Mma { issue, instrs, commits, .. } => {
+                    parts.push(((issue, instrs, commits), (alu, fma)));
+                    (alu, fma) = (0, 0);
+                }
+                _ => panic!("only arithmetic and MMAs in a group: {i:?}"),
+            }
+        }
+        assert_eq!((alu, fma), (0, 0), "no arithmetic after the group's last MMA");
+        parts
+    }
+
+    #[test]
+    fn wgmma_can_issue_each_native_instruction_after_its_descriptors() {
+        // Each of the 4 native MMAs after its descriptors (5 ALU, 9 FMA-pipe of which 4 IMAD),
+        // the fence with the first and the commit with the last: 6 issue cycles in all.
+        let ss = Op::Mma { m: 64, n: 256, k: 64, dtype: DType::Bf16, a_in_registers: false };
+        assert_eq!(
+            group_parts(ss),
+            [((2, 1, false), (5, 9)), ((1, 1, false), (5, 9)), ((1, 1, false), (5, 9)), ((2, 1, true), (5, 9))]
+        );
+        // One MMA alone carries the fence and the commit.
+        let one = Op::Mma { m: 64, n: 128, k: 16, dtype: DType::Bf16, a_in_registers: false };
+        assert_eq!(group_parts(one), [((3, 1, true), (5, 9))]);
+        // P V of FA3 (d 128): after the packing, 8 MMAs each after 4 ALU and 5 FMA-pipe.
+        let rs = Op::Mma { m: 64, n: 128, k: 128, dtype: DType::Bf16, a_in_registers: true };
+        let parts = group_parts(rs);
+        assert_eq!(parts.len(), 8);
+        assert!(parts.iter().all(|&(_, desc)| desc == (4, 5)));
+        assert_eq!(parts.iter().map(|&((issue, ..), _)| issue).sum::<u32>(), 8 + 2);
     }
 
     #[test]

@@ -229,7 +229,8 @@ mod tests {
     #[test]
     fn back_to_back_wgmmas_reach_the_tensor_rate() {
         let fma = 64 * 256 * 16;
-        let mma = Instr::Mma { issue: 3, instrs: 1, fma, n: 256, dtype: DType::Bf16, a_in_registers: false };
+        let mma =
+            Instr::Mma { issue: 3, instrs: 1, fma, n: 256, dtype: DType::Bf16, a_in_registers: false, commits: true };
         // Keep one group in flight, as the calibration's throughput loop does.
         let mut program = Vec::new();
         for _ in 0..256 {
@@ -307,7 +308,8 @@ mod tests {
         // `wgmma` first moves its descriptor into uniform registers, as generated code does
         // (item 18: the machine's `group_start_cycles`).
         let fma = 64 * 256 * 16;
-        let group = Instr::Mma { issue: 6, instrs: 4, fma, n: 256, dtype: DType::Bf16, a_in_registers: false };
+        let group =
+            Instr::Mma { issue: 6, instrs: 4, fma, n: 256, dtype: DType::Bf16, a_in_registers: false, commits: true };
         let program = (0..32).flat_map(|_| [group, Instr::Wait(Wait::Mma { pending: 0 })]).collect();
         let kernel = MicroKernel::new(vec![MicroInstance { name: "wg", warps: 4, program }]);
         let mut prestarted = machine;
@@ -378,7 +380,15 @@ mod tests {
     /// A warpgroup issuing `groups` groups of 4 back-to-back `wgmma m64n128k16` (one group
     /// in flight), as item 11 of calibration/README.md does.
     fn wgmma_stream(groups: u32, a_in_registers: bool) -> MicroInstance {
-        let mma = Instr::Mma { issue: 6, instrs: 4, fma: 64 * 128 * 16, n: 128, dtype: DType::Bf16, a_in_registers };
+        let mma = Instr::Mma {
+            issue: 6,
+            instrs: 4,
+            fma: 64 * 128 * 16,
+            n: 128,
+            dtype: DType::Bf16,
+            a_in_registers,
+            commits: true,
+        };
         let mut program: Vec<Instr> = (0..groups).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
         program.push(Instr::Wait(Wait::Mma { pending: 0 }));
         MicroInstance { name: "wgmma", warps: 4, program }

@@ -103,6 +103,9 @@ pub struct Timing {
     /// Cycles between a `wgmma` group's instructions reaching the tensor cores, per column of
     /// N (0 for `tcgen05`: a group reaches them at once).
     pub mma_instr_interval_per_column: f64,
+    /// Each `wgmma` of a group issues after its own descriptor arithmetic (else the group at
+    /// once, the arithmetic after it).
+    pub mma_descriptors_before_each: bool,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -145,6 +148,8 @@ pub struct Timing {
     pub hbm_latency_spread: Spread,
     /// mbarrier completion to waiter wake-up, cycles.
     pub mbarrier_wake: u64,
+    /// Cycles a `try_wait` on a phase that has completed takes to return.
+    pub mbarrier_passed_wait: u64,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
     pub named_barrier: u64,
     /// An arrival on a peer CTA's mbarrier to its counting there, cycles.
@@ -203,6 +208,10 @@ impl Timing {
                 MmaIssue::WarpgroupWgmma { instr_interval_per_column, .. } => instr_interval_per_column.value,
                 MmaIssue::SingleThreadTcgen05 { .. } => 0.0,
             },
+            mma_descriptors_before_each: match t.issue {
+                MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } => descriptors_before_each.value,
+                MmaIssue::SingleThreadTcgen05 { .. } => false,
+            },
             mma_tmem_a_fixed: match t.issue {
                 MmaIssue::WarpgroupWgmma { .. } => None,
                 MmaIssue::SingleThreadTcgen05 { tmem_a_fixed_cycles, .. } => Some(tmem_a_fixed_cycles.value),
@@ -230,6 +239,7 @@ impl Timing {
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
             hbm_latency_spread: machine.hbm.latency_spread.value,
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
+            mbarrier_passed_wait: u64::from(machine.sync.mbarrier_passed_wait_cycles.value),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
             remote_arrive: u64::from(machine.clusters.remote_arrive_cycles.value).max(1),
             cluster_barrier: u64::from(machine.clusters.cluster_barrier_cycles.value).max(1),

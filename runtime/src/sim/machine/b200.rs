@@ -267,6 +267,10 @@ impl Machine {
                     40,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",
                 ),
+                mbarrier_passed_wait_cycles: Param::new(
+                    0,
+                    "no published number; not charged, as on the H200 (runtime/src/sim/machine/h100.rs); to be calibrated: calibration/README.md",
+                ),
                 named_barrier_cycles: Param::new(
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",

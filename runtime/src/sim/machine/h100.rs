@@ -195,6 +195,10 @@ impl Machine {
                         0.11,
                         "measured: from the first wgmma of a group to its commit takes 14 cycles for one instruction and 7 / 12.5 / 28.5 more per further instruction at N = 64 / 128 / 256 (least squares through 0: 0.11 N); with the instructions reaching the tensor cores that far apart, two warpgroups' groups of 4 at N = 256 issued 44 cycles apart run a a b a b a b b (the first group's last MMA behind two of the second's: done 885 cycles after the barrier, 629 when 95 cycles apart), and at N = 64 / 128 or G = 2 not at all, as measured; calibration/results/wgmma_pair/wgmma_pair.csv (H200, item 18, pair table)",
                     ),
+                    descriptors_before_each: Param::new(
+                        false,
+                        "SASS of the generated kernels (calibration/sass/README.md, 'Descriptor arithmetic between the MMAs of a group'): no HGMMA issues before the arithmetic of its own descriptors (ws_gemm 128x128: 25 instructions before the first of 4, 42 before the second, 5 and 0 before the others). Kept false in this revision: group_start_cycles above was fitted with the arithmetic after the group, and with true item 18's and 21's loops come out 3-6.5% long (tests/tests/sim_tensor.rs); what true gives: docs/validation.md, 'Two measured costs the model does not charge yet'",
+                    ),
                 },
                 latency: MmaLatencyRule {
                     m: Param::new(64, "PTX ISA, wgmma.mma_async shapes m64nNk16 (f16/bf16)"),
@@ -325,6 +329,10 @@ impl Machine {
                 mbarrier_wake_cycles: Param::new(
                     89,
                     "measured: mbarrier.arrive -> waiter in try_wait.parity resumes 89 cycles one-way, calibration/README.md (H200, same GH100 SM)",
+                ),
+                mbarrier_passed_wait_cycles: Param::new(
+                    0,
+                    "not charged in this revision: measured 55 cycles for a warp's try_wait.parity on a phase completed before it, in the generated kernels' code shape (uniform address, TRYWAIT then @!P0 BRA: 69.1 cycles a wait in a loop of it less the loop's 3 instructions, the same for 1-12 warps), calibration/README.md Item 20 (H200, same GH100 SM); with 55 the GEMMs' cycles come right and the trade-off's and FA3's move away: docs/validation.md, 'Two measured costs the model does not charge yet'",
                 ),
                 named_barrier_cycles: Param::new(
                     39,

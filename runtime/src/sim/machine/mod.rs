@@ -291,6 +291,10 @@ pub enum MmaIssue {
         /// column of N: groups of two warpgroups issued within this spread of each other
         /// interleave instruction by instruction.
         instr_interval_per_column: Param<f64>,
+        /// Whether each `wgmma` of a group issues after the arithmetic that builds its own
+        /// descriptors (as the compiled code orders them), rather than the whole group at once
+        /// with that arithmetic after it.
+        descriptors_before_each: Param<bool>,
     },
     /// Blackwell `tcgen05.mma`: issued by a single thread on behalf of the CTA; the accumulator
     /// lives in tensor memory and completion is signalled by `tcgen05.commit` to an mbarrier.
@@ -308,11 +312,17 @@ pub enum MmaIssue {
 impl Audit for MmaIssue {
     fn audit(&self, path: &mut Vec<&'static str>, out: &mut Vec<ParamEntry>) {
         match self {
-            MmaIssue::WarpgroupWgmma { warps_per_warpgroup, group_start_cycles, instr_interval_per_column } => {
+            MmaIssue::WarpgroupWgmma {
+                warps_per_warpgroup,
+                group_start_cycles,
+                instr_interval_per_column,
+                descriptors_before_each,
+            } => {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
                 audit_field(group_start_cycles, "group_start_cycles", path, out);
                 audit_field(instr_interval_per_column, "instr_interval_per_column", path, out);
+                audit_field(descriptors_before_each, "descriptors_before_each", path, out);
             }
             MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group, tmem_a_fixed_cycles } => {
                 path.push("tcgen05");
@@ -502,6 +512,9 @@ parameters! {
         /// Cycles from the arrival (or transaction) completing an mbarrier phase until a waiting
         /// warp can issue again.
         pub mbarrier_wake_cycles: Param<u32>,
+        /// Cycles a warp's `mbarrier.try_wait` takes to return on a phase that completed
+        /// before it (the wait passes at its first test, but not at once).
+        pub mbarrier_passed_wait_cycles: Param<u32>,
         /// Cycles from the last warp arriving at a named barrier (`bar.sync`) until waiters resume.
         pub named_barrier_cycles: Param<u32>,
     }

@@ -42,10 +42,12 @@
 //!
 //! **Barriers.** mbarriers follow [`warpspec_hw::MBarrier`], named barriers
 //! [`warpspec_hw::NamedBarrier`]; a waiter sees a completed phase
-//! `sync.mbarrier_wake_cycles` after the completing arrival or transaction. A named barrier
-//! releases its waiters `sync.named_barrier_cycles` after the last warp arrives. A wait is an
-//! instruction: testing it takes an issue cycle; a warp whose wait cannot pass sleeps until
-//! the object it waits on changes.
+//! `sync.mbarrier_wake_cycles` after the completing arrival or transaction, and a warp whose
+//! wait finds its phase already completed passes `sync.mbarrier_passed_wait_cycles` after it
+//! began (the `try_wait`'s return). A named barrier releases its waiters
+//! `sync.named_barrier_cycles` after the last warp arrives. A wait is an instruction: testing
+//! it takes an issue cycle; a warp whose wait cannot pass sleeps until the object it waits on
+//! changes.
 
 mod cluster;
 mod pipes;

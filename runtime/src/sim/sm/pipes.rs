@@ -154,7 +154,7 @@ impl Sm {
         if head.is_collective() {
             warp.collectives += 1;
         }
-        if let Instr::Mma { .. } = head {
+        if let Instr::Mma { commits: true, .. } = head {
             warp.mma_groups += 1;
         }
         if let Instr::TmaStore { .. } = head {

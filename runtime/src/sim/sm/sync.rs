@@ -53,14 +53,26 @@ pub(super) struct InstanceSync {
     pub released_waits: u32,
     /// Collective instructions fired.
     pub fired: u32,
-    /// Completion cycle of each fired MMA group.
+    /// Completion cycle of each fired MMA group (committed: its last MMA fired).
     pub mma_done: Vec<u64>,
+    /// The group being fired MMA by MMA, not yet committed: when its latest MMA reaches the
+    /// tensor cores and when its MMAs so far complete.
+    pub mma_open: Option<OpenGroup>,
     /// Every MMA (`wgmma` or `tcgen05.mma`) fired so far has completed by this cycle.
     pub mma_tail: f64,
     pub mma_waiters: Vec<u32>,
     /// Cycle each fired TMA store finished reading shared memory.
     pub store_read: Vec<u64>,
     pub store_waiters: Vec<u32>,
+}
+
+/// A `wgmma` group whose first MMAs have fired and whose commit has not.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OpenGroup {
+    /// When its latest MMA reaches the tensor cores.
+    pub reach: f64,
+    /// When its MMAs so far complete.
+    pub done: f64,
 }
 
 /// The outcome of testing a wait.
@@ -137,6 +149,9 @@ impl Sm {
                 let bar = self.residents[resident].mbar(b);
                 if bar.bar.parity_passed(parity) {
                     let visible = bar.visible_at.unwrap_or(0);
+                    // A `try_wait` that finds the phase completed returns after its own
+                    // latency; one woken by the completion has that in its wake-up.
+                    let visible = if first { visible.max(t + env.timing.mbarrier_passed_wait) } else { visible };
                     if visible <= t { WaitTest::Pass } else { WaitTest::Until(visible) }
                 } else {
                     bar.waiters.push(w as u32);

@@ -7,6 +7,7 @@ use crate::report::TmaCopy;
 use super::super::lower::Instr;
 use super::super::memory::{Access, MemorySystem};
 use super::super::timing::Timing;
+use super::sync::OpenGroup;
 use super::tensor::{GroupArrival, GroupOwner};
 use super::{Env, EventKind, Sm, ceil};
 
@@ -41,6 +42,9 @@ impl Sm {
         let state = &mut resident.instances[owner.instance as usize];
         if let Some(at) = owner.index.and_then(|i| state.mma_done.get_mut(i as usize)) {
             *at = (*at).max(ceil(done));
+        } else if let Some(open) = state.mma_open.as_mut().filter(|_| owner.index == Some(state.mma_done.len() as u32))
+        {
+            open.done = open.done.max(done);
         }
         state.mma_tail = state.mma_tail.max(done);
     }
@@ -94,10 +98,16 @@ impl Sm {
                     _ => timing.mma_latency(n),
                 };
                 let latency = (latency as f64).max(occupancy);
-                // A `wgmma` group reaches the tensor cores `mma_group_start` after its issue,
-                // one instruction every `mma_instr_interval_per_column` N cycles.
+                // A `wgmma` reaches the tensor cores `mma_group_start` after its issue, and
+                // the MMAs of one group at least `mma_instr_interval_per_column` N cycles apart.
                 let wgmma = matches!(instr, Instr::Mma { .. });
+                let commits = matches!(instr, Instr::Umma { .. } | Instr::Mma { commits: true, .. });
                 let state = &self.residents[resident].instances[instance];
+                let interval = if wgmma { timing.mma_instr_interval_per_column * f64::from(n) } else { 0.0 };
+                let mut reach = (t + if wgmma { timing.mma_group_start } else { 0 }) as f64;
+                if let Some(open) = state.mma_open.filter(|_| wgmma) {
+                    reach = reach.max(open.reach + interval);
+                }
                 let owner = GroupOwner {
                     resident: resident as u32,
                     generation: self.residents[resident].generation,
@@ -105,8 +115,8 @@ impl Sm {
                     index: wgmma.then_some(state.mma_done.len() as u32),
                 };
                 let group = GroupArrival {
-                    reach: (t + if wgmma { timing.mma_group_start } else { 0 }) as f64,
-                    interval: if wgmma { timing.mma_instr_interval_per_column * f64::from(n) } else { 0.0 },
+                    reach,
+                    interval,
                     instrs,
                     occupancy,
                     latency,
@@ -124,8 +134,12 @@ impl Sm {
                 self.stats.mma_fma += fma * u64::from(instrs);
                 let state = &mut self.residents[resident].instances[instance];
                 state.mma_tail = state.mma_tail.max(run.done);
-                if wgmma {
-                    let done = ceil(run.done);
+                if wgmma && !commits {
+                    let done = state.mma_open.map_or(run.done, |open| open.done.max(run.done));
+                    let last = reach + interval * f64::from(instrs - 1);
+                    state.mma_open = Some(OpenGroup { reach: last, done });
+                } else if wgmma {
+                    let done = ceil(state.mma_open.take().map_or(run.done, |open| open.done.max(run.done)));
                     state.mma_done.push(done);
                     for x in std::mem::take(&mut state.mma_waiters) {
                         self.wake(x as usize, done.max(t));
