@@ -91,7 +91,7 @@ pub(super) struct TensorCores {
     /// Traced instructions that have run, merged into runs of one group, not yet taken;
     /// with the group of the last.
     runs: Vec<TensorRun>,
-    last_run_group: Option<u64>,
+    last_run_group: Option<(u64, GroupOwner)>,
     /// Groups planned so far.
     groups: u64,
 }
@@ -158,13 +158,15 @@ impl TensorCores {
             return;
         }
         match self.runs.last_mut() {
-            Some(r) if self.last_run_group == Some(p.group) && r.end >= p.start => {
+            Some(r)
+                if self.last_run_group.is_some_and(|last| same_group(last, (p.group, p.owner))) && r.end >= p.start =>
+            {
                 r.instrs += 1;
                 r.end = p.end;
             }
             _ => self.runs.push(TensorRun { instrs: 1, n: p.n, dtype: p.dtype, start: p.start, end: p.end }),
         }
-        self.last_run_group = Some(p.group);
+        self.last_run_group = Some((p.group, p.owner));
     }
 
     /// Takes the runs of traced instructions that have finished (all of them with `all`: the
@@ -219,6 +221,12 @@ impl TensorCores {
         }
         Some(shift)
     }
+}
+
+/// Whether two planned instructions belong to one group: planned together, or MMAs of one
+/// `wgmma` group fired one by one (the same numbered group of the same instance).
+fn same_group(a: (u64, GroupOwner), b: (u64, GroupOwner)) -> bool {
+    a.0 == b.0 || (a.1.index.is_some() && a.1 == b.1)
 }
 
 /// The distinct groups, in order of first appearance.
@@ -299,6 +307,18 @@ mod tests {
         assert!(runs.windows(2).all(|w| w[0].end <= w[1].start));
         assert_eq!(runs[0].start, 111.0);
         assert_eq!(runs[5].end, 111.0 + 8.0 * 128.0);
+    }
+
+    #[test]
+    fn a_group_fired_mma_by_mma_shows_as_one_run() {
+        let mut tc = TensorCores::default();
+        let part = |reach: f64| GroupArrival { instrs: 1, ..group(reach, 0.0, 0) };
+        tc.run(0.0, part(10.0));
+        tc.run(20.0, part(30.0));
+        tc.run(60.0, part(70.0));
+        let runs = tc.take_runs(true);
+        assert_eq!(runs.len(), 1);
+        assert_eq!((runs[0].instrs, runs[0].start, runs[0].end), (3, 10.0, 10.0 + 3.0 * 128.0));
     }
 
     #[test]
