@@ -581,25 +581,28 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
             } else {
                 WGMMA_DESCRIPTOR_INSTRS_SS
             };
-            if !timing.mma_descriptors_before_each {
+            // The arithmetic building the descriptors of `count` MMAs, independent of any
+            // register result.
+            let descriptors = |count: u32, out: &mut Vec<Instr>| {
+                exec(ExecPipe::Alu, alu * count, Dep::None, out);
+                exec(ExecPipe::Fma, (moves - imads) * count, Dep::None, out);
+                imad(imads * count, Dep::None, timing, out);
+            };
+            if timing.mma_descriptors_before_each {
+                // Each MMA after the arithmetic that builds its descriptors, as the compiled
+                // code orders them: the group's last MMA reaches the tensor cores after all
+                // of it, its first before most of it.
+                for i in 0..instrs {
+                    descriptors(1, out);
+                    let (first, last) = (i == 0, i + 1 == instrs);
+                    let issue = 1 + u32::from(first) + u32::from(last);
+                    out.push(Instr::Mma { issue, instrs: 1, fma, n, dtype, a_in_registers, commits: last });
+                }
+            } else {
                 // The group at once; the descriptors of its later MMAs built while the first
-                // ones run, independent of any register result.
+                // ones run.
                 out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers, commits: true });
-                exec(ExecPipe::Alu, alu * instrs, Dep::None, out);
-                exec(ExecPipe::Fma, (moves - imads) * instrs, Dep::None, out);
-                imad(imads * instrs, Dep::None, timing, out);
-                return Ok(());
-            }
-            // Each MMA issues after the arithmetic that builds its descriptors, as the
-            // compiled code orders them: the group's last MMA reaches the tensor cores after
-            // all of it, its first before most of it.
-            for i in 0..instrs {
-                exec(ExecPipe::Alu, alu, Dep::None, out);
-                exec(ExecPipe::Fma, moves - imads, Dep::None, out);
-                imad(imads, Dep::None, timing, out);
-                let (first, last) = (i == 0, i + 1 == instrs);
-                let issue = 1 + u32::from(first) + u32::from(last);
-                out.push(Instr::Mma { issue, instrs: 1, fma, n, dtype, a_in_registers, commits: last });
+                descriptors(instrs, out);
             }
         }
         Op::Umma { m, n, k, dtype, a_in_tmem } => {

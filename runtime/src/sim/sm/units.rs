@@ -134,12 +134,14 @@ impl Sm {
                 self.stats.mma_fma += fma * u64::from(instrs);
                 let state = &mut self.residents[resident].instances[instance];
                 state.mma_tail = state.mma_tail.max(run.done);
+                // The group's MMAs so far complete by `done`.
+                let done = state.mma_open.map_or(run.done, |open| open.done.max(run.done));
                 if wgmma && !commits {
-                    let done = state.mma_open.map_or(run.done, |open| open.done.max(run.done));
                     let last = reach + interval * f64::from(instrs - 1);
                     state.mma_open = Some(OpenGroup { reach: last, done });
                 } else if wgmma {
-                    let done = ceil(state.mma_open.take().map_or(run.done, |open| open.done.max(run.done)));
+                    state.mma_open = None;
+                    let done = ceil(done);
                     state.mma_done.push(done);
                     for x in std::mem::take(&mut state.mma_waiters) {
                         self.wake(x as usize, done.max(t));
