@@ -1,5 +1,6 @@
-// 17: a GEMM epilogue storing f32 accumulator fragments to global memory (bench_frag_store_kernels.cuh),
-// one CTA per SM. Sweeps the CTAs storing at once (1, 33, 66, 132), the warps storing (4 or
+// 17 and 22: a GEMM epilogue storing f32 accumulator fragments to global memory
+// (bench_frag_store_kernels.cuh), one CTA per SM, as f32 (8-byte stores) and, with the argument
+// `bf16`, also rounded to bf16 (4-byte stores, half the bytes in as many instructions). Sweeps the CTAs storing at once (1, 33, 66, 132), the warps storing (4 or
 // 8: one or two consumer warpgroups), the gap between tiles (0: stores back to back; 16000
 // cycles: about the main loop of a 128 x 256 tile at K = 1024) and the destination (the
 // tiles of an 8192 x 8192 f32 output in launch order, 256 MB; or 64 tiles, 8 MB, in L2).
@@ -8,6 +9,7 @@
 // first store to the last warp's last issue); bytes per cycle per SM over it; TB/s over the
 // launch (cudaEvent; meaningful with gap 0); the SM clock (clock64 over globaltimer).
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "common.h"
@@ -15,7 +17,8 @@
 
 static const int LD = 8192, TILES_N = LD / 256, M_ROWS = 8192, TILES = 15;
 
-int main() {
+int main(int argc, char** argv) {
+  const bool with_bf16 = argc > 1 && std::string(argv[1]) == "bf16";
   const int sms = num_sms();
   float* out;
   CK(cudaMalloc(&out, (size_t)M_ROWS * LD * sizeof(float)));
@@ -27,11 +30,14 @@ int main() {
   // 120 KB of dynamic shared memory: one CTA per SM.
   const int smem = 120 * 1024;
   CK(cudaFuncSetAttribute(k_frag_store, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CK(cudaFuncSetAttribute(k_frag_store_bf16, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   warm_gpu();
+  if (with_bf16) fputs("dtype,", stdout);
   printf("ctas,warps,gap,dest,warp_epi_p10,warp_epi_med,warp_epi_p90,cta_epi_med,bytes_per_clk_per_sm,tb_s,sm_ghz,event_ms\n");
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
+  for (int bf16 = 0; bf16 <= (with_bf16 ? 1 : 0); ++bf16)
   for (int wrap : {0, 64})
     for (long long gap : {0ll, 16000ll})
       for (int warps : {8, 4})
@@ -39,7 +45,13 @@ int main() {
           float ms = 0;
           for (int rep = 0; rep < 3; ++rep) {
             CK(cudaEventRecord(e0));
-            k_frag_store<<<ctas, warps * 32, smem>>>(out, LD, TILES, TILES_N, wrap, gap, (float)rep, d_stamps, d_clock);
+            // `ld` in column pairs.
+            if (bf16)
+              k_frag_store_bf16<<<ctas, warps * 32, smem>>>(reinterpret_cast<unsigned*>(out), LD / 2, TILES, TILES_N, wrap,
+                                                            gap, (float)rep, d_stamps, d_clock);
+            else
+              k_frag_store<<<ctas, warps * 32, smem>>>(reinterpret_cast<float2*>(out), LD / 2, TILES, TILES_N, wrap, gap,
+                                                       (float)rep, d_stamps, d_clock);
             CK(cudaEventRecord(e1));
             CKLAUNCH();
             CK(cudaEventElapsedTime(&ms, e0, e1));
@@ -63,8 +75,9 @@ int main() {
           }
           const Stats w = stats_of(warp_epi);
           const double cta = stats_of(cta_epi).median;
-          const double bytes_per_cta_tile = (double)warps / 8 * 128 * 256 * 4;
+          const double bytes_per_cta_tile = (double)warps / 8 * 128 * 256 * (bf16 ? 2 : 4);
           const double tbs = (double)ctas * TILES * bytes_per_cta_tile / (ms * 1e-3) / 1e12;
+          if (with_bf16) fputs(bf16 ? "bf16," : "f32,", stdout);
           printf("%d,%d,%lld,%s,%.0f,%.0f,%.0f,%.0f,%.2f,%.3f,%.3f,%.4f\n", ctas, warps, gap, wrap ? "l2" : "gemm", w.p10,
                  w.median, w.p90, cta, bytes_per_cta_tile / cta, tbs, stats_of(ghz).median, ms);
           fflush(stdout);

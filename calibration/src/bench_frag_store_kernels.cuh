@@ -1,7 +1,10 @@
-// Device code of bench_frag_store.cu (item 17): a GEMM epilogue that stores its f32 accumulator
-// fragments straight to global memory, as `cx.store_global` renders (`wsg::store_frag`): each
-// thread writes its pairs of adjacent columns with one 8-byte store, so one warp instruction
-// covers 8 rows of the tile, 32 bytes in each of 8 cache lines. A CTA of `warps` warps (4 per
+// Device code of bench_frag_store.cu (items 17 and 22): a GEMM epilogue that stores its f32
+// accumulator fragments straight to global memory, as `cx.store_global` renders
+// (`wsg::store_frag`): each thread writes its pairs of adjacent columns with one store, so one
+// warp instruction covers 8 rows of the tile. As f32 (`Pair` = float2) a pair is 8 bytes and
+// an instruction writes 32 bytes in each of 8 cache lines; rounded to bf16 (`Pair` = u32, one
+// `F2FP` per pair) it is 4 bytes, 16 bytes in each of 8 lines, the other half of each 32-byte
+// sector written by the instruction for the next 8 columns. A CTA of `warps` warps (4 per
 // warpgroup, one warpgroup per 64 rows) stores `tiles` tiles of 128 x 256 (64 x 256 per
 // warpgroup, the wgmma m64n256 accumulator layout), spinning `gap` cycles before each (the
 // main loop of the next tile). Compiles with NVRTC (no host code, no includes).
@@ -28,12 +31,20 @@ __device__ __forceinline__ void fs_tile(int cta, int ctas, int t, int tiles_n, i
   *n = linear % tiles_n;
 }
 
+// One column pair as stored: f32 as is, or rounded to bf16 and packed (round to nearest even).
+__device__ __forceinline__ float2 fs_pair(float a, float b, float2*) { return make_float2(a, b); }
+__device__ __forceinline__ u32 fs_pair(float a, float b, u32*) {
+  u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(b), "f"(a));
+  return r;
+}
+
 // `stamps[((cta * tiles + t) * warps + warp) * 2 + {0, 1}]`: the clock64 of the warp's first
 // store and of the issue of its last, per tile. `clock[cta * 2 + {0, 1}]`: the CTA's cycles
 // and globaltimer nanoseconds over the launch.
-__global__ void __launch_bounds__(256, 1)
-    k_frag_store(float* out, int ld, int tiles, int tiles_n, int wrap, long long gap, float seed,
-                 long long* stamps, long long* clock) {
+template <typename Pair>
+__device__ __forceinline__ void fs_body(Pair* out, int ld, int tiles, int tiles_n, int wrap, long long gap, float seed,
+                                        long long* stamps, long long* clock) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   const int wg = warp / 4, wl = warp % 4;
   float v[64];
@@ -49,12 +60,13 @@ __global__ void __launch_bounds__(256, 1)
     int tm, tn;
     fs_tile(blockIdx.x, gridDim.x, t, tiles_n, wrap, &tm, &tn);
     const long long row = (long long)tm * 128 + wg * 64 + wl * 16 + lane / 4;
-    float* base = out + row * ld + (long long)tn * 256 + 2 * (lane % 4);
+    // `ld` and the column offsets count pairs.
+    Pair* base = out + row * ld + (long long)tn * 128 + (lane % 4);
     const long long first = fs_clk();
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
-      *reinterpret_cast<float2*>(base + 8 * j) = make_float2(v[2 * j], v[2 * j + 1]);
-      *reinterpret_cast<float2*>(base + 8 * (long long)ld + 8 * j) = make_float2(v[2 * j] + 1.f, v[2 * j + 1] + 1.f);
+      base[4 * j] = fs_pair(v[2 * j], v[2 * j + 1], base);
+      base[8 * (long long)ld + 4 * j] = fs_pair(v[2 * j] + 1.f, v[2 * j + 1] + 1.f, base);
     }
     const long long last = fs_clk();
     if (lane == 0) {
@@ -70,4 +82,17 @@ __global__ void __launch_bounds__(256, 1)
     clock[2 * blockIdx.x] = fs_clk() - t0;
     clock[2 * blockIdx.x + 1] = (long long)(fs_gtimer() - g0);
   }
+}
+
+// The f32 epilogue (`out` of 8192 x 8192 floats, `ld` = 4096 pairs) and the bf16 one (8192 x
+// 8192 bf16, `ld` = 4096 pairs of two).
+__global__ void __launch_bounds__(256, 1)
+    k_frag_store(float2* out, int ld, int tiles, int tiles_n, int wrap, long long gap, float seed, long long* stamps,
+                 long long* clock) {
+  fs_body(out, ld, tiles, tiles_n, wrap, gap, seed, stamps, clock);
+}
+__global__ void __launch_bounds__(256, 1)
+    k_frag_store_bf16(u32* out, int ld, int tiles, int tiles_n, int wrap, long long gap, float seed, long long* stamps,
+                      long long* clock) {
+  fs_body(out, ld, tiles, tiles_n, wrap, gap, seed, stamps, clock);
 }
