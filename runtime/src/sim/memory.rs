@@ -25,7 +25,9 @@
 //! share of what bulk stores write when all SMs store at once (4.72 TB/s), at most the one-SM
 //! rate; a warp's global stores, 32 bytes per line (a fragment's column pairs), leave the SM
 //! at its share of what such stores write (2.83 TB/s), at most one SM's rate alone (23 B/clk),
-//! the next waiting for the SM's write path.
+//! the next waiting for the SM's write path. Warp stores that write part of each sector (a
+//! fragment rounded to 16 bits: 16 bytes per line) have rates of their own, measured apart
+//! (1.0 TB/s and 5.5 B/clk: each instruction takes twice as long as a whole-sector one).
 //!
 //! **Latency.** Each load's latency is drawn from the measured distribution of its level
 //! (`Timing::l2_latency_spread`, `hbm_latency_spread`: the median and the 10th and 90th
@@ -60,6 +62,44 @@ use crate::rng::Rng;
 use super::l2_content::{L2Content, Source};
 use super::machine::Spread;
 use super::timing::Timing;
+
+/// Bytes in an L2 sector, the unit a line is read and written in.
+pub const SECTOR_BYTES: u32 = 32;
+
+/// How much of each sector it touches a warp's store instruction writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectorFill {
+    /// Whole sectors (32 bytes or more per line: 8-byte column pairs of an f32 fragment).
+    Whole,
+    /// Part of each (16 bytes per line: 4-byte pairs of a 16-bit fragment).
+    Part,
+}
+
+impl SectorFill {
+    /// The fill of a store instruction writing `bytes` over `lines` lines.
+    pub fn of(bytes: u32, lines: u32) -> SectorFill {
+        if bytes >= SECTOR_BYTES * lines.max(1) { SectorFill::Whole } else { SectorFill::Part }
+    }
+}
+
+/// A rate in bytes per cycle for each [`SectorFill`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SectorRates {
+    /// Of stores writing whole sectors.
+    pub whole: f64,
+    /// Of stores writing part of each.
+    pub part: f64,
+}
+
+impl SectorRates {
+    /// The rate of stores of `fill`.
+    pub fn of(&self, fill: SectorFill) -> f64 {
+        match fill {
+            SectorFill::Whole => self.whole,
+            SectorFill::Part => self.part,
+        }
+    }
+}
 
 /// What reaches the L2: a TMA copy of a tile, or a warp's load of lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,8 +181,8 @@ pub(crate) struct MemorySystem {
     landing: Vec<f64>,
     /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
     write_rate: f64,
-    /// Bytes per cycle the GPU's warp stores write into L2, 32 bytes per line.
-    sector_write_rate: f64,
+    /// Bytes per cycle the GPU's warp stores write into L2, by how much of each sector.
+    sector_write_rate: SectorRates,
     /// Per SM, the cycle its last store outstanding is written.
     writing: Vec<f64>,
 }
@@ -203,11 +243,11 @@ impl MemorySystem {
         own.min(self.write_rate / Self::sharing(&self.writing, sm, at))
     }
 
-    /// The rate at which SM `sm`'s warp stores issued at `at` leave it: an equal share of
-    /// what the GPU's warp stores write into L2 among the SMs with a store outstanding then,
-    /// this one included, at most `own`.
-    pub fn sector_write_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
-        own.min(self.sector_write_rate / Self::sharing(&self.writing, sm, at))
+    /// The rate at which SM `sm`'s warp stores issued at `at`, writing `fill` of each
+    /// sector, leave it: an equal share of what the GPU's warp stores of that kind write into
+    /// L2 among the SMs with a store outstanding then, this one included, at most `own`.
+    pub fn sector_write_rate(&self, sm: usize, at: f64, fill: SectorFill, own: f64) -> f64 {
+        own.min(self.sector_write_rate.of(fill) / Self::sharing(&self.writing, sm, at))
     }
 
     /// Records that SM `sm` has a store outstanding until `until`.
@@ -335,9 +375,17 @@ mod tests {
         assert_eq!(mem.write_rate(3, 50.0, 1e9), w, "an SM does not share with itself");
         assert_eq!(mem.write_rate(0, 50.0, 1.0), 1.0, "at most its own rate");
         let s = timing.l2_sector_write_bytes_per_clk;
-        assert!(s < w, "stores of 32 bytes per line write less than bulk stores");
-        assert_eq!(mem.sector_write_rate(0, 50.0, 1e9), s / 2.0, "warp stores share with bulk stores");
-        assert_eq!(mem.sector_write_rate(0, 50.0, 1.0), 1.0, "at most its own rate");
+        assert!(s.whole < w, "stores of 32 bytes per line write less than bulk stores");
+        assert!(s.part < s.whole, "stores of part of each sector write less than whole ones");
+        assert_eq!(
+            mem.sector_write_rate(0, 50.0, SectorFill::Whole, 1e9),
+            s.whole / 2.0,
+            "warp stores share with bulk stores"
+        );
+        assert_eq!(mem.sector_write_rate(0, 50.0, SectorFill::Part, 1e9), s.part / 2.0);
+        assert_eq!(mem.sector_write_rate(0, 50.0, SectorFill::Whole, 1.0), 1.0, "at most its own rate");
+        assert_eq!(SectorFill::of(8 * 32, 8), SectorFill::Whole, "an f32 fragment's column pairs");
+        assert_eq!(SectorFill::of(8 * 16, 8), SectorFill::Part, "a bf16 fragment's");
         let mut s = Server::new(100.0);
         assert_eq!(s.serve_at(0.0, 1000, 50.0), 20.0);
         assert_eq!(s.serve_at(0.0, 1000, 500.0), 30.0, "at most the server's own rate");

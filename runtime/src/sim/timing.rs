@@ -8,6 +8,7 @@
 use crate::dsl::DType;
 
 use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe, Spread};
+use super::memory::SectorRates;
 
 /// The SM's counted-instruction pipes (see [`super::lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -123,10 +124,11 @@ pub struct Timing {
     pub l2_bytes_per_clk: f64,
     /// Bytes per cycle the whole GPU stores into L2 with TMA bulk stores.
     pub l2_write_bytes_per_clk: f64,
-    /// Bytes per cycle the whole GPU's warp stores write into L2 (32 bytes per line).
-    pub l2_sector_write_bytes_per_clk: f64,
-    /// Bytes per cycle one SM's warp stores leave it at.
-    pub global_store_bytes_per_clk: f64,
+    /// Bytes per cycle the whole GPU's warp stores write into L2, by how much of each sector
+    /// they write.
+    pub l2_sector_write_bytes_per_clk: SectorRates,
+    /// Bytes per cycle one SM's warp stores leave it at, by the same.
+    pub global_store_bytes_per_clk: SectorRates,
     /// L2 hit latency, cycles (the median).
     pub l2_latency: u64,
     /// Percentiles of the L2 hit latency of a warp's line loads.
@@ -227,8 +229,14 @@ impl Timing {
             tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
             l2_write_bytes_per_clk: per_clk(machine.l2.write_bandwidth_tb_s.value).max(1.0),
-            l2_sector_write_bytes_per_clk: per_clk(machine.l2.sector_write_bandwidth_tb_s.value).max(1.0),
-            global_store_bytes_per_clk: machine.l1.store_bytes_per_clk_per_sm.value.max(1.0),
+            l2_sector_write_bytes_per_clk: SectorRates {
+                whole: per_clk(machine.l2.sector_write_bandwidth_tb_s.value).max(1.0),
+                part: per_clk(machine.l2.partial_sector_write_bandwidth_tb_s.value).max(1.0),
+            },
+            global_store_bytes_per_clk: SectorRates {
+                whole: machine.l1.store_bytes_per_clk_per_sm.value.max(1.0),
+                part: machine.l1.partial_store_bytes_per_clk_per_sm.value.max(1.0),
+            },
             l2_latency: u64::from(machine.l2.hit_latency_cycles.value),
             l2_latency_spread: machine.l2.hit_latency_spread.value,
             l2_far_latency: u64::from(machine.l2.far_hit_latency_cycles.value),

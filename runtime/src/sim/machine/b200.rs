@@ -217,6 +217,7 @@ impl Machine {
             l1: L1 {
                 hit_latency_cycles: Param::new(33, src::ASSUMED_HOPPER),
                 store_bytes_per_clk_per_sm: Param::new(23.1, src::ASSUMED_HOPPER),
+                partial_store_bytes_per_clk_per_sm: Param::new(5.52, src::ASSUMED_HOPPER),
             },
             l2: L2 {
                 size_bytes: Param::new(
@@ -239,6 +240,7 @@ impl Machine {
                 bandwidth_tb_s: Param::new(8.5, src::ASSUMED_HOPPER),
                 write_bandwidth_tb_s: Param::new(4.72, src::ASSUMED_HOPPER),
                 sector_write_bandwidth_tb_s: Param::new(2.83, src::ASSUMED_HOPPER),
+                partial_sector_write_bandwidth_tb_s: Param::new(1.0, src::ASSUMED_HOPPER),
                 coalescing_window_cycles: Param::new(
                     0,
                     "not measured on a B200: no request merged, as before the H200's counters showed the coalescer",

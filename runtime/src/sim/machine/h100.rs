@@ -274,6 +274,10 @@ impl Machine {
                     23.1,
                     "measured: one CTA of 8 warps alone storing 128 x 256 f32 tiles as wgmma fragments (64 8-byte stores per thread, 8 lines per warp instruction) back to back, 131072 bytes in 5672 cycles per tile (median; 4 warps: 22.1 B/clk), calibration/README.md Item 17 (H200, same GH100 SM)",
                 ),
+                partial_store_bytes_per_clk_per_sm: Param::new(
+                    5.52,
+                    "measured: one CTA of 8 warps alone storing 128 x 256 tiles of wgmma fragments rounded to bf16 (64 4-byte stores per thread, 16 bytes in each of 8 lines per warp instruction) back to back, 65536 bytes in 11880 cycles per tile (median; 4 warps: 6.82 B/clk): as long per instruction as the f32 stores take twice over (23.2 against 11.9 cycles), calibration/README.md Item 22 (H200, same GH100 SM)",
+                ),
             },
             l2: L2 {
                 size_bytes: Param::new(
@@ -307,6 +311,10 @@ impl Machine {
                 sector_write_bandwidth_tb_s: Param::new(
                     2.83,
                     "measured: all 132 SMs storing 128 x 256 f32 tiles as wgmma fragments (8-byte stores, 32 bytes per line) back to back, 10.9 B/clk per SM at 1.975 GHz, 2.83 TB/s (by the events 2.81 into an 8192 x 8192 f32 output, 2.85 into an 8 MB L2-resident one), calibration/README.md Item 17 (H200, same GH100 L2)",
+                ),
+                partial_sector_write_bandwidth_tb_s: Param::new(
+                    1.0,
+                    "measured: all 132 SMs storing 128 x 256 tiles of wgmma fragments rounded to bf16 (4-byte stores, 16 bytes per line) back to back, 3.64 B/clk per SM at 1.976 GHz, 0.999 TB/s by the events into an 8192 x 8192 bf16 output (0.990 into an 8 MB L2-resident one), calibration/README.md Item 22 (H200, same GH100 L2)",
                 ),
                 coalescing_window_cycles: Param::new(
                     11,

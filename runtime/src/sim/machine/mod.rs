@@ -459,6 +459,10 @@ parameters! {
         /// storing (an epilogue's fragment: 8-byte stores of column pairs, 32 bytes in each of
         /// 8 lines per warp instruction).
         pub store_bytes_per_clk_per_sm: Param<f64>,
+        /// The same for warp stores that write part of each 32-byte sector they touch (a
+        /// fragment rounded to 16 bits: 4-byte stores of column pairs, 16 bytes in each of 8
+        /// lines, the sector's other half written by another instruction).
+        pub partial_store_bytes_per_clk_per_sm: Param<f64>,
     }
 }
 
@@ -484,6 +488,9 @@ parameters! {
         /// Aggregate bandwidth of warp stores from all SMs into L2, 32 bytes per line (a
         /// fragment's column pairs), in TB/s.
         pub sector_write_bandwidth_tb_s: Param<f64>,
+        /// The same for warp stores that write part of each sector (16 bytes per line), in
+        /// TB/s.
+        pub partial_sector_write_bandwidth_tb_s: Param<f64>,
         /// The L2 request coalescer's window, in cycles: a TMA load of a tile that another
         /// SM's load asked the L2 for at most this long before (or after) is answered with
         /// that load's data, so that only the first reaches the L2's slices and counts

@@ -7,7 +7,7 @@ use crate::report::StallReason;
 
 use super::super::error::SimError;
 use super::super::lower::{Dep, Instr};
-use super::super::memory::{Access, MemorySystem};
+use super::super::memory::{Access, MemorySystem, SectorFill};
 use super::super::sites::Queued;
 use super::super::timing::{ExecPipe, Timing};
 use super::sync::WaitTest;
@@ -105,12 +105,14 @@ impl Sm {
             Instr::GlobalStore { bytes, lines, .. } => {
                 // The L1 data path takes one wavefront per cache line the store touches, on
                 // the port shared memory uses; the data then leaves the SM at its share of what
-                // the GPU's warp stores write (at most one SM's rate alone), and the next store
-                // waits for the SM's write path.
+                // the GPU's warp stores of its kind write (at most one SM's rate alone), and the
+                // next store waits for the SM's write path.
                 let free = self.smem_free.max(self.write_free);
                 let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(free), timing);
                 self.smem_free = self.smem_free.max(start as f64) + f64::from(lines);
-                let rate = mem.sector_write_rate(self.id, start as f64, timing.global_store_bytes_per_clk);
+                let fill = SectorFill::of(bytes, lines);
+                let rate =
+                    mem.sector_write_rate(self.id, start as f64, fill, timing.global_store_bytes_per_clk.of(fill));
                 self.write_free = self.write_free.max(start as f64) + f64::from(bytes) / rate;
                 let done = mem.store(start as f64, bytes, None).max(self.write_free);
                 mem.writing_until(self.id, done);
