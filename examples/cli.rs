@@ -31,21 +31,8 @@ pub enum TargetKind {
     Emu,
     /// The cycle-level timing model of the `--arch` machine (shape-only tensors).
     Model,
-    /// A real GPU (not available in this build yet).
+    /// A real GPU through the CUDA backend (`warpspec::gpu`), where the example supports it.
     Gpu,
-}
-
-impl TargetKind {
-    /// The error for a target this build cannot run, if `self` is one.
-    pub fn unavailable(self) -> Option<String> {
-        match self {
-            TargetKind::Gpu => Some(
-                "--target gpu: the GPU target is not available in this build yet; use --target emu or --target model"
-                    .into(),
-            ),
-            TargetKind::Emu | TargetKind::Model => None,
-        }
-    }
 }
 
 /// The machines of the timing model (`--arch`; `h100-sxm` is another name of `h100`).
@@ -478,7 +465,6 @@ mod tests {
         assert_eq!(sim.policy, SchedulerPolicy::LooseRoundRobin);
         assert!(sim.trace.is_none() && sim.progress.is_some());
         assert_eq!(options.target, TargetKind::Model);
-        assert!(TargetKind::Gpu.unavailable().is_some() && TargetKind::Model.unavailable().is_none());
     }
 
     #[test]
