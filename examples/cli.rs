@@ -110,9 +110,9 @@ pub struct ModelArgs {
     /// the machine's peak is quoted at].
     #[arg(long, value_name = "GHZ")]
     pub clock: Option<f64>,
-    /// Warp-scheduler policy.
-    #[arg(long, value_enum, default_value_t = Policy::Gto)]
-    pub policy: Policy,
+    /// Warp-scheduler policy [default: the machine's, `issue.scheduler_policy`].
+    #[arg(long, value_enum)]
+    pub policy: Option<Policy>,
     /// Seed of the memory latencies' variation (each L2 and HBM latency is drawn from its
     /// measured spread; the same seed gives the same run).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -154,7 +154,7 @@ impl ModelArgs {
     pub fn options(&self) -> SimOptions {
         let options = SimOptions {
             clock_ghz: self.clock,
-            policy: self.policy.into(),
+            policy: self.policy.map(Into::into),
             seed: self.seed,
             progress: Some(Arc::new(|p: &Progress| eprintln!("{}", progress_line(p)))),
             ..SimOptions::default()
@@ -462,7 +462,7 @@ mod tests {
         let options = parse(&["x", "--clock", "1.5", "--policy", "lrr", "--target", "model"]).unwrap();
         let sim = options.model.options();
         assert_eq!(sim.clock_ghz, Some(1.5));
-        assert_eq!(sim.policy, SchedulerPolicy::LooseRoundRobin);
+        assert_eq!(sim.policy, Some(SchedulerPolicy::LooseRoundRobin));
         assert!(sim.trace.is_none() && sim.progress.is_some());
         assert_eq!(options.target, TargetKind::Model);
     }

@@ -53,9 +53,9 @@ fn cases() -> Vec<(String, String)> {
     };
     let r = warpspec::sim::simulate::<gemm::ws_gemm::Kernel>(&h200, gemm::grid(m, n), &args, &traced()).unwrap();
     out.push(("ws_gemm 512^3 h200 traced".to_string(), fingerprint(&r)));
-    let lrr = SimOptions { policy: SchedulerPolicy::LooseRoundRobin, ..SimOptions::default() };
-    let r = warpspec::sim::simulate::<gemm::ws_gemm::Kernel>(&h200, gemm::grid(m, n), &args, &lrr).unwrap();
-    out.push(("ws_gemm 512^3 h200 lrr".to_string(), fingerprint(&r)));
+    let gto = SimOptions { policy: Some(SchedulerPolicy::GreedyThenOldest), ..SimOptions::default() };
+    let r = warpspec::sim::simulate::<gemm::ws_gemm::Kernel>(&h200, gemm::grid(m, n), &args, &gto).unwrap();
+    out.push(("ws_gemm 512^3 h200 gto".to_string(), fingerprint(&r)));
 
     for variant in Variant::ALL {
         let config = Config { variant, tile: TileShape { m: 128, n: 128 }, pipe: 2 };

@@ -311,7 +311,7 @@ impl GpuRun<'_> {
         let env_plain = Env {
             timing: self.timing,
             shape: self.shape,
-            policy: opts.policy,
+            policy: opts.policy.unwrap_or(self.machine.issue.scheduler_policy.value),
             trace_ctas: 0,
             trace_limit: 0,
             trace_window: None,

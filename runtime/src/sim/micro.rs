@@ -357,7 +357,7 @@ mod tests {
             vec![Instr::GlobalLoad { count: 1, bytes: 128, from_hbm: false }, exec(ExecPipe::Fma, 32, Dep::Stream)];
         let time = |warps: usize, policy| {
             let kernel = MicroKernel::new((0..warps).map(|_| warp("w", program.clone())).collect());
-            let opts = SimOptions { policy, ..SimOptions::default() };
+            let opts = SimOptions { policy: Some(policy), ..SimOptions::default() };
             simulate_micro(&h100(), &kernel, &opts).map(|r| r.cycles).unwrap_or(u64::MAX)
         };
         let one = time(1, SchedulerPolicy::GreedyThenOldest);

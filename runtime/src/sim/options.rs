@@ -53,8 +53,9 @@ pub struct SimOptions {
     /// SM clock in GHz; `None`: the clock the machine's peak is quoted at
     /// ([`super::machine::Clocks::spec_ghz`]).
     pub clock_ghz: Option<f64>,
-    /// Warp scheduler policy.
-    pub policy: SchedulerPolicy,
+    /// Warp scheduler policy in place of the machine's (`issue.scheduler_policy`); `None`:
+    /// the machine's.
+    pub policy: Option<SchedulerPolicy>,
     /// Record a timeline.
     pub trace: Option<TraceOptions>,
     /// Combined mode: tiles and fragments carry data and the run computes numbers while

@@ -2,7 +2,7 @@
 
 use super::{
     Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile,
-    ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, Tma,
+    ResidencyLimits, SchedulerPolicy, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, Tma,
 };
 
 /// The H200's measured L2-hit spread (`l2_hit_latency` in calibration/results/h200.json).
@@ -51,6 +51,10 @@ impl Machine {
                 mio_queue_instructions: Param::new(
                     8,
                     "no public depth: NVIDIA developer forum 'What's the difference between MIO and LSU instruction queue' (Volta-Ampere): MUFU/LSU instructions wait in per-sub-partition MIO queues, a full queue stalls the warp (mio_throttle); depth assumed, to be calibrated: calibration/README.md",
+                ),
+                scheduler_policy: Param::new(
+                    SchedulerPolicy::LooseRoundRobin,
+                    "measured: two warps of one sub-partition running the same throughput-bound stream (8 FFMA, MUFU.EX2 or softmax-mix chains) finish together, the other warp 90-99% through its stream when the first finishes (1.71-1.84x one warp's time alone, 3.17-3.59x with four), not one warp first as a greedy scheduler would give; calibration/results/sched/sched_summary.txt (H200, item 23)",
                 ),
             },
             limits: ResidencyLimits {

@@ -14,6 +14,8 @@ use std::fmt;
 
 use warpspec_hw::CtaLimits;
 
+use super::sm::SchedulerPolicy;
+
 mod b200;
 mod h100;
 mod h200;
@@ -139,6 +141,9 @@ parameters! {
         /// Instructions each sub-partition's MIO instruction queues (MUFU, LSU) hold waiting for
         /// their shared unit, so a warp can issue past a busy MUFU or LSU pipe.
         pub mio_queue_instructions: Param<u32>,
+        /// How each sub-partition's scheduler picks among its eligible warps (a run may
+        /// override it: [`super::SimOptions::policy`]).
+        pub scheduler_policy: Param<SchedulerPolicy>,
     }
 }
 
