@@ -2,8 +2,7 @@
 
 use super::{
     Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
-    ResidencyLimits, SchedulerPolicy, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference,
-    TensorMemory, Tma, h100,
+    ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, TensorMemory, Tma, h100,
 };
 
 /// Source strings shared by several B200 parameters.
@@ -46,7 +45,7 @@ impl Machine {
                 ),
                 warp_instructions_per_smsp_per_clk: Param::new(1, src::ASSUMED_HOPPER),
                 mio_queue_instructions: Param::new(8, src::ASSUMED_HOPPER),
-                scheduler_policy: Param::new(SchedulerPolicy::LooseRoundRobin, src::ASSUMED_HOPPER),
+                scheduler_policy: Machine::h100_sxm().issue.scheduler_policy.assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(
