@@ -86,8 +86,8 @@ enum Command {
         #[arg(long)]
         l2_coalescing_window: Option<u32>,
         /// Predict with a `try_wait` on an already completed mbarrier phase taking this many
-        /// cycles (`sync.mbarrier_passed_wait_cycles`; measured 55, calibration/README.md
-        /// Item 20; the H200's description does not charge it yet).
+        /// cycles (`sync.mbarrier_passed_wait_cycles`; the H200's description charges the
+        /// measured 55, calibration/README.md Item 20).
         #[arg(long)]
         mbarrier_passed_wait_cycles: Option<u32>,
         /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,

@@ -272,7 +272,7 @@ impl Machine {
                 ),
                 mbarrier_passed_wait_cycles: Param::new(
                     0,
-                    "no published number; not charged, as on the H200 (runtime/src/sim/machine/h100.rs); to be calibrated: calibration/README.md",
+                    "no published number; not charged (the H200's 55 cycles, calibration/README.md Item 20, is a Hopper measurement, and this description's other barrier latencies are placeholders too); to be calibrated: calibration/README.md",
                 ),
                 named_barrier_cycles: Param::new(
                     20,

@@ -343,8 +343,8 @@ impl Machine {
                     "measured: mbarrier.arrive -> waiter in try_wait.parity resumes 89 cycles one-way, calibration/README.md (H200, same GH100 SM)",
                 ),
                 mbarrier_passed_wait_cycles: Param::new(
-                    0,
-                    "not charged in this revision: measured 55 cycles for a warp's try_wait.parity on a phase completed before it, in the generated kernels' code shape (uniform address, TRYWAIT then @!P0 BRA: 69.1 cycles a wait in a loop of it less the loop's 3 instructions, the same for 1-12 warps), calibration/README.md Item 20 (H200, same GH100 SM); with 55 the GEMMs' cycles come right and the trade-off's and FA3's move away: docs/validation.md, 'Two measured costs the model does not charge yet'",
+                    55,
+                    "measured: a warp's try_wait.parity on a phase completed before it returns after 55 cycles in the generated kernels' code shape (uniform address, TRYWAIT then @!P0 BRA: 69.1 cycles a wait in a loop of it less the loop's 3 instructions, the same for 1-12 warps; the stall sampling of the flat GEMM's acquire puts 47-58 cycles on it), calibration/README.md Item 20 (H200, same GH100 SM)",
                 ),
                 named_barrier_cycles: Param::new(
                     39,
