@@ -107,6 +107,51 @@ fn utilisation(machine: &Machine, rs: bool, pingpong: bool, interleaved: bool, s
     2048.0 * f64::from(steps) / (cycles(2 * steps) - cycles(steps))
 }
 
+/// Item 11's "softmax mix" stream (one warpgroup, 8 independent chains per thread): per 8
+/// elements 8 `FMNMX`, 8 `FFMA`, 8 `MUFU.EX2`, 8 `FADD`, 4 `F2FP`, repeated `n` times.
+fn mix_stream(n: u32) -> MicroInstance {
+    use ExecPipe::{Alu, Fma, Mufu};
+    let mut program = Vec::new();
+    for _ in 0..n {
+        for (pipe, count) in [(Alu, 8), (Fma, 8), (Mufu, 8), (Fma, 8), (Alu, 4)] {
+            program.push(exec(pipe, count, Dep::None));
+        }
+    }
+    MicroInstance { name: "mix", warps: 4, program }
+}
+
+/// A warpgroup issuing `groups` groups of 4 `wgmma m64n128k16` SS, one group in flight, as
+/// item 11's tensor warpgroup does.
+fn wgmma_stream(groups: u32) -> MicroInstance {
+    let group = Instr::Mma {
+        issue: 6,
+        instrs: 4,
+        fma: 64 * 128 * 16,
+        n: 128,
+        dtype: DType::Bf16,
+        a_in_registers: false,
+        commits: true,
+    };
+    let mut program: Vec<Instr> = (0..groups).flat_map(|_| [group, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
+    program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+    MicroInstance { name: "wgmma", warps: 4, program }
+}
+
+/// The mix stream's rate in thread-instructions per clock per SM, alone and while the
+/// tensor cores run (the stream outlasts the MMAs; its rate after them is its rate alone).
+fn mix_rates(machine: &Machine) -> (f64, f64) {
+    let cycles = |instances| match simulate_micro(machine, &MicroKernel::new(instances), &SimOptions::default()) {
+        Ok(report) => report.cycles as f64,
+        Err(e) => panic!("{e}"),
+    };
+    let n = 2000;
+    let instrs = f64::from(36 * n * 4 * 32);
+    let alone = instrs / cycles(vec![mix_stream(n)]);
+    let busy = cycles(vec![wgmma_stream(100)]);
+    let both = cycles(vec![wgmma_stream(100), mix_stream(n)]);
+    (alone, (instrs - alone * (both - busy)) / busy)
+}
+
 const H200: [(bool, bool, f64); 4] =
     [(true, false, 0.915), (false, false, 0.911), (true, true, 0.857), (false, true, 0.783)];
 
@@ -155,4 +200,9 @@ fn the_consumer_step_beside_the_h200() {
         // Interleaving lets the row sum run beside the exponentials: never slower.
         assert!(inter >= model - 0.5, "interleaved {inter:.1}% against bursts {model:.1}%");
     }
+    // The same pipes on item 11's mix stream: the H200 runs it at 61.2 thread-instructions
+    // per clock per SM alone and 34.0 beside SS wgmma.
+    let (alone, beside) = mix_rates(&h200);
+    println!("mix stream: model {alone:.1} alone, {beside:.1} beside wgmma; H200 61.2, 34.0");
+    assert!(beside < alone, "the busy tensor cores slow the mix stream: {beside:.1} against {alone:.1}");
 }
