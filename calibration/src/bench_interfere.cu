@@ -12,6 +12,8 @@
 //     commit; [bar.arrive other's turn]; wait_group 1; softmax on S (row max FMNMX + 2 SHFL.BFLY,
 //     FFMA scale, MUFU.EX2, FADD row sum); wait_group 0; O *= correction (FMUL); pack P (F2FP).
 //     Reports tensor-pipe utilisation = 1024 cycles x steps x WGs / cycles.
+#include <cstring>
+
 #include "common.h"
 #include "wgmma_ops.h"
 #include "wgmma_rs_ops.h"
@@ -46,12 +48,16 @@ __device__ __forceinline__ uint32_t fill_tiles(uint8_t* raw) {
 }
 
 enum { MMA_NONE = 0, MMA_SS = 1, MMA_RS = 2 };
-enum { ALU_NONE = 0, ALU_EX2 = 1, ALU_FFMA = 2, ALU_F2FP = 3, ALU_FMNMX = 4, ALU_SHFL = 5, ALU_MIX = 6, ALU_FADD = 7 };
-static const char* kAluName[] = {"none", "ex2", "ffma", "f2fp", "fmnmx", "shfl", "mix", "fadd"};
+enum {
+  ALU_NONE = 0, ALU_EX2 = 1, ALU_FFMA = 2, ALU_F2FP = 3, ALU_FMNMX = 4, ALU_SHFL = 5, ALU_MIX = 6, ALU_FADD = 7,
+  // item 24: two kinds on independent chains, 8 of each per step
+  ALU_EX2_FMNMX = 8, ALU_EX2_FFMA = 9, ALU_FMNMX_FFMA = 10
+};
+static const char* kAluName[] = {"none", "ex2", "ffma", "f2fp", "fmnmx", "shfl", "mix", "fadd", "ex2+fmnmx", "ex2+ffma", "fmnmx+ffma"};
 static const char* kMmaName[] = {"none", "ss", "rs"};
 // instructions (warp-level) per thread per chunk for each ALU kind: 16 steps x 8 chains;
 // MIX: 16 steps x (8 FFMA + 8 EX2 + 4 F2FP + 8 FMNMX + 8 FADD) = 16 x 36
-static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128};
+static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128, 256, 256, 256};
 
 template <int KIND>
 __device__ __forceinline__ void alu_chunk(float (&x)[8], float (&m)[8], float (&l)[8], float a, float b) {
@@ -77,6 +83,19 @@ __device__ __forceinline__ void alu_chunk(float (&x)[8], float (&m)[8], float (&
     } else if (KIND == ALU_FADD) {
 #pragma unroll
       for (int j = 0; j < 8; ++j) asm volatile("add.f32 %0, %0, %1;" : "+f"(x[j]) : "f"(a));
+    } else if (KIND == ALU_EX2_FMNMX || KIND == ALU_EX2_FFMA || KIND == ALU_FMNMX_FFMA) {
+      // x[] and l[] are separate chains, so the two kinds can issue side by side.
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        if (KIND == ALU_FMNMX_FFMA)
+          asm volatile("max.f32 %0, %0, %1;" : "+f"(x[j]) : "f"(m[j]));
+        else
+          asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x[j]));
+        if (KIND == ALU_EX2_FMNMX)
+          asm volatile("max.f32 %0, %0, %1;" : "+f"(l[j]) : "f"(m[j]));
+        else
+          asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(l[j]) : "f"(a), "f"(b));
+      }
     } else if (KIND == ALU_MIX) {
 #pragma unroll
       for (int j = 0; j < 8; ++j) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x[j]) : "f"(a), "f"(b));
@@ -427,11 +446,26 @@ static void run_step(const char* name, const char* method, int wgmma_per_iter, i
   emit(n2, stats_of(u), "fraction of 2048 FMA/clk/SM", method);
 }
 
-int main() {
+int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, 132 * 64 * 8 * 4));
   CK(cudaMalloc(&d_ns, 1024 * 8));
   CK(cudaMalloc(&d_sink, 4096 * 4));
   warm_gpu();
+  if (argc > 1 && strcmp(argv[1], "pairs") == 0) {
+    // item 24: do two pipes still overlap while the tensor cores run? Each single kind and
+    // each pair of kinds on one warpgroup, alone and beside SS wgmma.
+#define PAIRKIND(K)                 \
+  run_interfere<MMA_NONE, K, 1>();  \
+  run_interfere<MMA_SS, K, 1>();
+    PAIRKIND(ALU_EX2)
+    PAIRKIND(ALU_FFMA)
+    PAIRKIND(ALU_FMNMX)
+    PAIRKIND(ALU_EX2_FMNMX)
+    PAIRKIND(ALU_EX2_FFMA)
+    PAIRKIND(ALU_FMNMX_FFMA)
+    PAIRKIND(ALU_MIX)
+    return 0;
+  }
   // (A) each alone, then together
   run_interfere<MMA_SS, ALU_NONE, 1>();
   run_interfere<MMA_RS, ALU_NONE, 1>();
