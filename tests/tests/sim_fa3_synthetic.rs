@@ -120,23 +120,6 @@ fn mix_stream(n: u32) -> MicroInstance {
     MicroInstance { name: "mix", warps: 4, program }
 }
 
-/// A warpgroup issuing `groups` groups of 4 `wgmma m64n128k16` SS, one group in flight, as
-/// item 11's tensor warpgroup does.
-fn wgmma_stream(groups: u32) -> MicroInstance {
-    let group = Instr::Mma {
-        issue: 6,
-        instrs: 4,
-        fma: 64 * 128 * 16,
-        n: 128,
-        dtype: DType::Bf16,
-        a_in_registers: false,
-        commits: true,
-    };
-    let mut program: Vec<Instr> = (0..groups).flat_map(|_| [group, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
-    program.push(Instr::Wait(Wait::Mma { pending: 0 }));
-    MicroInstance { name: "wgmma", warps: 4, program }
-}
-
 /// The mix stream's rate in thread-instructions per clock per SM, alone and while the
 /// tensor cores run (the stream outlasts the MMAs; its rate after them is its rate alone).
 fn mix_rates(machine: &Machine) -> (f64, f64) {
@@ -147,8 +130,8 @@ fn mix_rates(machine: &Machine) -> (f64, f64) {
     let n = 2000;
     let instrs = f64::from(36 * n * 4 * 32);
     let alone = instrs / cycles(vec![mix_stream(n)]);
-    let busy = cycles(vec![wgmma_stream(100)]);
-    let both = cycles(vec![wgmma_stream(100), mix_stream(n)]);
+    let busy = cycles(vec![MicroInstance::wgmma_stream(100, false)]);
+    let both = cycles(vec![MicroInstance::wgmma_stream(100, false), mix_stream(n)]);
     (alone, (instrs - alone * (both - busy)) / busy)
 }
 

@@ -3,6 +3,7 @@
 //! throughput, back-to-back `wgmma`s, global-load latency hiding) with the same scheduler,
 //! pipes, memory system and report as [`super::simulate`].
 
+use crate::dsl::{DType, Wait};
 use crate::report::SimReport;
 
 use super::error::SimError;
@@ -25,6 +26,26 @@ pub struct MicroInstance {
     pub warps: u32,
     /// The instructions every warp of the instance executes.
     pub program: Vec<Instr>,
+}
+
+impl MicroInstance {
+    /// A warpgroup issuing `groups` groups of 4 back-to-back `wgmma m64n128k16` bf16 (A from
+    /// registers if `a_in_registers`), one group in flight, as calibration item 11's tensor
+    /// warpgroup does.
+    pub fn wgmma_stream(groups: u32, a_in_registers: bool) -> MicroInstance {
+        let mma = Instr::Mma {
+            issue: 6,
+            instrs: 4,
+            fma: 64 * 128 * 16,
+            n: 128,
+            dtype: DType::Bf16,
+            a_in_registers,
+            commits: true,
+        };
+        let mut program: Vec<Instr> = (0..groups).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
+        program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+        MicroInstance { name: "wgmma", warps: 4, program }
+    }
 }
 
 /// A CTA made of hand-built instances, launched `ctas` times.
@@ -164,7 +185,7 @@ pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dsl::{BarrierSlot, DType, Wait};
+    use crate::dsl::BarrierSlot;
     use crate::report::StallReason;
     use crate::sim::SchedulerPolicy;
     use crate::sim::lower::Dep;
@@ -377,23 +398,6 @@ mod tests {
         assert!(trace.to_chrome_json().contains("\"process_name\""));
     }
 
-    /// A warpgroup issuing `groups` groups of 4 back-to-back `wgmma m64n128k16` (one group
-    /// in flight), as item 11 of calibration/README.md does.
-    fn wgmma_stream(groups: u32, a_in_registers: bool) -> MicroInstance {
-        let mma = Instr::Mma {
-            issue: 6,
-            instrs: 4,
-            fma: 64 * 128 * 16,
-            n: 128,
-            dtype: DType::Bf16,
-            a_in_registers,
-            commits: true,
-        };
-        let mut program: Vec<Instr> = (0..groups).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
-        program.push(Instr::Wait(Wait::Mma { pending: 0 }));
-        MicroInstance { name: "wgmma", warps: 4, program }
-    }
-
     #[test]
     fn busy_tensor_cores_slow_the_other_pipes_as_measured() {
         // Measured (calibration/results/interfere/interfere.log): while wgmma runs, ALU ops
@@ -407,7 +411,7 @@ mod tests {
             assert!((alone - f64::from(n) * interval).abs() < 0.01 * alone, "{pipe:?} alone: {alone} cycles");
             // 40 groups keep the tensor cores busy for 40 x 4 x 64 = 10 240 cycles.
             let busy = 10_240.0;
-            let both = run(&MicroKernel::new(vec![wgmma_stream(40, false), stream])).cycles as f64;
+            let both = run(&MicroKernel::new(vec![MicroInstance::wgmma_stream(40, false), stream])).cycles as f64;
             let factor = timing.tensor_busy_factor[pipe.index()];
             let expected = busy + (f64::from(n) - busy / (interval * factor)) * interval;
             assert!(
@@ -417,7 +421,7 @@ mod tests {
         }
         // The tensor cores keep their rate next to a saturating ALU stream.
         let alu = MicroInstance { name: "alu", warps: 4, program: vec![exec(ExecPipe::Alu, 2_000, Dep::None)] };
-        let report = run(&MicroKernel::new(vec![wgmma_stream(40, false), alu]));
+        let report = run(&MicroKernel::new(vec![MicroInstance::wgmma_stream(40, false), alu]));
         let per_clk = 40.0 * 4.0 * (64 * 128 * 16) as f64 / report.cycles as f64;
         assert!(per_clk > 0.97 * 2048.0, "{per_clk} FMA per clock");
     }
@@ -432,7 +436,7 @@ mod tests {
         // the run ends with the last MMA; each FFMA under an RS wgmma costs it 0.25 cycles.
         let ffmas = 4 * 2_000;
         let time = |a_in_registers: bool, ffma: bool| {
-            let mut instances = vec![wgmma_stream(40, a_in_registers)];
+            let mut instances = vec![MicroInstance::wgmma_stream(40, a_in_registers)];
             if ffma {
                 let program = vec![exec(ExecPipe::Fma, ffmas / 4, Dep::None)];
                 instances.push(MicroInstance { name: "ffma", warps: 4, program });
@@ -453,7 +457,7 @@ mod tests {
         assert!(ss_delay.abs() < 0.01 * expected, "SS wgmma delayed {ss_delay} cycles");
         // The shipped Hopper value is 0: no delay.
         let plain = |ffma: bool| {
-            let mut instances = vec![wgmma_stream(40, true)];
+            let mut instances = vec![MicroInstance::wgmma_stream(40, true)];
             if ffma {
                 let program = vec![exec(ExecPipe::Fma, ffmas / 4, Dep::None)];
                 instances.push(MicroInstance { name: "ffma", warps: 4, program });
