@@ -198,6 +198,36 @@ fn compile_generated_within_budget(test: &str, generated: Vec<Generated>) {
     }
 }
 
+/// The diagnostic build without TMA loads (`WS_COPIES_FREE`, `Cuda::without_copies`)
+/// compiles within the same budget as the plain one, and is another binary: the define
+/// reaches the copies (plain and multicast) and the transaction counts.
+#[test]
+fn copies_free_builds_compile_within_their_budget_and_differ() {
+    let test = "copies_free_builds_compile_within_their_budget_and_differ";
+    if !nvrtc_available(test) {
+        return;
+    }
+    for k in [
+        ws_gemm::Kernel::ir(),
+        t::flat_128x256_p4::Kernel::ir(),
+        fa::fa3_bf16_d128::Kernel::ir(),
+        cluster_gemm::Kernel::ir(),
+    ] {
+        let g = generate(k);
+        let plain = Program::new(format!("{}.cu", g.entry), g.translation_unit(), g.arch);
+        let mut free = plain.clone();
+        free.extra_options.push("-DWS_COPIES_FREE".into());
+        let [plain, free] = [plain, free].map(|p| match compile(&p) {
+            Ok(c) => c,
+            Err(GpuError::Compile { log, .. }) => panic!("{}:\n{log}", g.entry),
+            Err(e) => panic!("{}: {e}", g.entry),
+        });
+        let res = free.resources(&g.entry).unwrap_or_else(|e| panic!("{e}"));
+        res.check(&g.resource_budget()).unwrap_or_else(|e| panic!("{}: {e}", g.entry));
+        assert_ne!(plain.cubin, free.cubin, "{}: the define changed nothing", g.entry);
+    }
+}
+
 /// Op timestamps: every role marks its work before each op (a site per op, naming role,
 /// line and op), the buffer is the entry's last parameter, and the timestamped renderings
 /// compile within the same register budget; the plain rendering has none of it.

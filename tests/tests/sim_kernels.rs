@@ -107,6 +107,22 @@ fn shape_only_runs_time_the_same_program() {
         && matches!(&e.kind, SpanKind::Wait(Awaited::Phase { barrier, .. }) if barrier.name.starts_with("Operands"))));
 }
 
+/// The diagnostic `copies_free` run (the model's side of `Cuda::without_copies`): the same
+/// program and MMAs, no load reaches the memory system, and the kernel is no slower; at 2
+/// stages, where `ws_gemm` waits on its loads, faster.
+#[test]
+fn copies_free_runs_the_same_program_without_the_loads() {
+    let (args, grid) = shape_only_gemm(2048, 2048, 1024);
+    let h200 = Machine::h200();
+    let plain = sim::simulate::<ws_gemm::Kernel>(&h200, grid, &args, &SimOptions::default()).expect("runs");
+    let opts = SimOptions { copies_free: true, ..SimOptions::default() };
+    let free = sim::simulate::<ws_gemm::Kernel>(&h200, grid, &args, &opts).expect("runs");
+    assert_eq!(free.mma_flops, plain.mma_flops);
+    assert!(plain.l2_hits + plain.l2_misses > 0);
+    assert_eq!(free.l2_hits + free.l2_misses, 0, "{free}");
+    assert!(free.cycles < plain.cycles, "free {} against {}", free.cycles, plain.cycles);
+}
+
 #[test]
 fn a_deadlock_in_simulated_time_names_the_barrier() {
     let args = one_short::Args { x: Global::shape_only(&[64, 16]), fills: 3, drains: 4 };

@@ -133,6 +133,9 @@ pub struct Sweep<'a> {
     operands: Option<([usize; 3], GemmTensors)>,
     /// Launch each kernel once, unchecked and untimed, instead of measuring it.
     profile: bool,
+    /// Time the GEMMs without checking their results (a diagnostic build whose results are
+    /// meaningless, `Cuda::without_copies`).
+    unchecked: bool,
 }
 
 impl<'a> Sweep<'a> {
@@ -157,7 +160,12 @@ impl<'a> Sweep<'a> {
             writeln!(series, "{}", render::SERIES_HEADER).map_err(|e| e.to_string())?;
         }
         writeln!(out.status, "id,status,message").map_err(|e| e.to_string())?;
-        Ok(Sweep { cuda, bench, out, checked: HashMap::new(), operands: None, profile })
+        Ok(Sweep { cuda, bench, out, checked: HashMap::new(), operands: None, profile, unchecked: false })
+    }
+
+    /// Times the GEMMs without checking their results.
+    pub fn unchecked(&mut self) {
+        self.unchecked = true;
     }
 
     fn status(&mut self, id: &str, status: &str, message: &str) {
@@ -183,6 +191,9 @@ impl<'a> Sweep<'a> {
     /// Checks the GEMM kernel of `config` once on 1000 x 1000 x 1000 (no dimension a tile
     /// multiple) against f64; the result is kept per kernel and schedule.
     fn check_gemm(&mut self, config: &Config) -> Result<(), String> {
+        if self.unchecked {
+            return Ok(());
+        }
         let key = format!("{} {}", config.kernel, config.variant);
         if let Some(done) = self.checked.get(&key) {
             return done.clone();

@@ -94,6 +94,12 @@ enum Command {
         /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`).
         #[arg(long)]
         wgmma_descriptors_before_each: bool,
+        /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
+        /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
+        /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
+        /// configuration's time without its loads' memory cost.
+        #[arg(long)]
+        copies_free: bool,
         /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
         /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
         /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
@@ -224,6 +230,7 @@ fn run(args: Args) -> Result<(), String> {
             l2_coalescing_window,
             mbarrier_passed_wait_cycles,
             wgmma_descriptors_before_each,
+            copies_free,
             reports,
             profile,
             gpu,
@@ -247,13 +254,14 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     (None, None) => std::collections::HashMap::new(),
                 };
-                let how = model::How { resimulate, reports: reports.as_deref(), settle: clock_ghz.is_none() };
+                let how =
+                    model::How { resimulate, reports: reports.as_deref(), settle: clock_ghz.is_none(), copies_free };
                 let overrides =
                     Overrides { l2_coalescing_window, mbarrier_passed_wait_cycles, wgmma_descriptors_before_each };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
             if let Some(dir) = gpu {
-                measure_all(&configs, &dir, sustained_s, rest_s, profile, &cublas)?;
+                measure_all(&configs, &dir, Measure { sustained_s, rest_s, profile, copies_free }, &cublas)?;
             }
             Ok(())
         }
@@ -361,17 +369,24 @@ fn predict_all(
 }
 
 /// Measures every configuration on GPU 0.
-fn measure_all(
-    configs: &[Config],
-    dir: &Path,
+/// How [`measure_all`] measures.
+struct Measure {
+    /// Seconds of each sustained phase.
     sustained_s: f64,
+    /// Seconds of rest before each burst.
     rest_s: f64,
+    /// Launch each kernel once for a profiler instead.
     profile: bool,
-    cublas: &[String],
-) -> Result<(), String> {
+    /// The kernels built without their TMA loads (`Cuda::without_copies`).
+    copies_free: bool,
+}
+
+fn measure_all(configs: &[Config], dir: &Path, how: Measure, cublas: &[String]) -> Result<(), String> {
+    let Measure { sustained_s, rest_s, profile, copies_free } = how;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let create = |name: &str| std::fs::File::create(dir.join(name)).map_err(|e| format!("{name}: {e}"));
     let cuda = warpspec::gpu::Cuda::new(0).map_err(|e| e.to_string())?;
+    let cuda = if copies_free { cuda.without_copies() } else { cuda };
     println!("device: {}", cuda.gpu().name());
     let out = gpu::Outputs {
         phases: create("phases.csv")?,
@@ -379,6 +394,9 @@ fn measure_all(
         status: create("status.csv")?,
     };
     let mut sweep = gpu::Sweep::new(&cuda, sustained_s, rest_s, profile, out)?;
+    if copies_free {
+        sweep.unchecked();
+    }
     // By problem shape, so the operands of one shape are generated once, with calibration and
     // held-out shapes alternating (a run cut short still has both); split order otherwise.
     const ORDER: [&str; 5] =

@@ -93,6 +93,8 @@ pub struct How<'a> {
     /// Without `resimulate`: run again until the clock of the burst run is the burst clock
     /// its own activity gives (`sim::clock::settle`; off where the clock is imposed).
     pub settle: bool,
+    /// Every TMA load lands at its issue (`SimOptions::copies_free`).
+    pub copies_free: bool,
 }
 
 struct ModelLaunch<'a> {
@@ -180,9 +182,10 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
 /// the first run instead of the top clock, and with `how.settle` the kernel runs again at the
 /// burst clock its own activity gives until the two agree within 1% (`sim::clock::settle`).
 pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
+    let plain = SimOptions { copies_free: how.copies_free, ..SimOptions::default() };
     let opts = match how.reports {
-        Some(_) => SimOptions::default().with_trace(TraceOptions::default()),
-        None => SimOptions::default(),
+        Some(_) => plain.with_trace(TraceOptions::default()),
+        None => plain,
     };
     let reports = how.reports.map(|dir| (dir, config.id));
     let mut launch =
@@ -215,8 +218,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let machine = Machine::h200();
         let plain = predict(config, &machine, How::default(), None).unwrap();
-        let reported =
-            predict(config, &machine, How { resimulate: false, reports: Some(&dir), settle: true }, None).unwrap();
+        let reported = predict(
+            config,
+            &machine,
+            How { resimulate: false, reports: Some(&dir), settle: true, copies_free: false },
+            None,
+        )
+        .unwrap();
         // The report and the timeline sit beside the same prediction.
         assert_eq!(plain.burst_cycles, reported.burst_cycles);
         let text = std::fs::read_to_string(dir.join("7.txt")).unwrap();

@@ -72,17 +72,28 @@ __device__ __forceinline__ void mbar_arrive(u64* bar) {
 
 /// `mbarrier.arrive.expect_tx`: one arrival, and `bytes` more transaction bytes expected.
 __device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
+#ifdef WS_COPIES_FREE
+    // Diagnostic build (`Cuda::without_copies`): no copy completes bytes, so none are expected.
+    (void)bytes;
+    mbar_arrive(bar);
+#else
     asm volatile(
         "{\n\t.reg .b64 state;\n\t"
         "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n\t}\n" ::"r"(smem_addr(bar)),
         "r"(bytes)
         : "memory");
+#endif
 }
 
 /// `mbarrier.expect_tx` without an arrival.
 __device__ __forceinline__ void mbar_expect_tx(u64* bar, u32 bytes) {
+#ifdef WS_COPIES_FREE
+    (void)bar;
+    (void)bytes;
+#else
     asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
                  : "memory");
+#endif
 }
 
 /// `mbarrier.try_wait.parity`: true once the phase with parity `parity` has completed.
@@ -114,6 +125,16 @@ __device__ __forceinline__ void fence_proxy_async() {
 
 // ---------------------------------------------------------------- TMA (cp.async.bulk.tensor)
 
+// A TMA load: the PTX statement `ptx` with its input operands. A build with `WS_COPIES_FREE`
+// defined (the diagnostic `Cuda::without_copies`) copies nothing: the operands are still
+// computed (an empty statement reads them) and `mbar_arrive_expect_tx` expects no bytes, so a
+// stage is full at its producer's arrival. Timing only: shared memory keeps what it held.
+#ifdef WS_COPIES_FREE
+#define WS_TMA_LOAD(ptx, ...) asm volatile("" ::__VA_ARGS__ : "memory")
+#else
+#define WS_TMA_LOAD(ptx, ...) asm volatile(ptx ::__VA_ARGS__ : "memory")
+#endif
+
 /// A `CUtensorMap`, passed to kernels as `const __grid_constant__ ws::TensorMap`.
 struct __align__(64) TensorMap {
     u64 opaque[16];
@@ -126,30 +147,27 @@ __device__ __forceinline__ void tma_prefetch_map(const TensorMap* map) {
 
 /// 2D tile load global -> shared; completes `bytes` transactions on `bar`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const TensorMap* map, u64* bar, i32 c0, i32 c1) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
-        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1)
-        : "memory");
+        " [%0], [%1, {%3, %4}], [%2];", "r"(smem_addr(dst)),
+        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1));
 }
 
 /// 3D tile load global -> shared with mbarrier completion.
 __device__ __forceinline__ void tma_load_3d(void* dst, const TensorMap* map, u64* bar, i32 c0, i32 c1, i32 c2) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
-        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
-        : "memory");
+        " [%0], [%1, {%3, %4, %5}], [%2];", "r"(smem_addr(dst)),
+        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2));
 }
 
 /// 4D tile load global -> shared with mbarrier completion.
 __device__ __forceinline__ void tma_load_4d(void* dst, const TensorMap* map, u64* bar, i32 c0, i32 c1, i32 c2,
                                             i32 c3) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(smem_addr(dst)),
-        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-        : "memory");
+        " [%0], [%1, {%3, %4, %5, %6}], [%2];", "r"(smem_addr(dst)),
+        "l"((u64)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
 }
 
 /// 2D tile store shared -> global, tracked by the bulk async-group of this thread.

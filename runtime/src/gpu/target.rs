@@ -127,6 +127,8 @@ pub struct Cuda {
     loaded: Mutex<HashMap<String, Arc<Loaded>>>,
     /// Render every kernel with op timestamps ([`Cuda::timestamped`]).
     timestamps: Option<TimestampSpec>,
+    /// Build every kernel without its TMA loads ([`Cuda::without_copies`]).
+    copies_free: bool,
 }
 
 /// A device copy of a global tensor.
@@ -164,7 +166,17 @@ impl Cuda {
             timeout: Duration::from_secs(10),
             loaded: Mutex::new(HashMap::new()),
             timestamps: None,
+            copies_free: false,
         })
+    }
+
+    /// A diagnostic build: every kernel compiled with `WS_COPIES_FREE` (`device.cuh`), so its
+    /// TMA loads copy nothing and a stage is full at its producer's arrival. The kernels'
+    /// results are meaningless; their time is the time without the loads' memory cost, to
+    /// set beside the model's run with [`crate::sim::SimOptions::copies_free`].
+    pub fn without_copies(mut self) -> Cuda {
+        self.copies_free = true;
+        self
     }
 
     /// The GPU `ordinal`, every kernel rendered with op timestamps (`spec`): after a run,
@@ -199,7 +211,10 @@ impl Cuda {
             None => codegen::generate(ir)?,
         };
         runnable(&generated.entry, generated.arch, self.gpu.name(), self.gpu.compute_capability()?)?;
-        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        let mut program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        if self.copies_free {
+            program.extra_options.push("-DWS_COPIES_FREE".to_string());
+        }
         let compiled = compile(&program)?;
         let reported = compiled.resources(&generated.entry).cloned();
         let module = self.gpu.load(compiled)?;

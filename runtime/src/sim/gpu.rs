@@ -315,6 +315,7 @@ impl GpuRun<'_> {
             trace_ctas: 0,
             trace_limit: 0,
             trace_window: None,
+            copies_free: opts.copies_free,
         };
         let env_traced = Env {
             trace_ctas: trace.map_or(0, |t| t.ctas_per_sm),

@@ -67,6 +67,10 @@ pub struct SimOptions {
     pub progress_interval: Option<Duration>,
     /// Seed of the memory latencies' variation (the same seed, the same run).
     pub seed: u64,
+    /// Diagnostic: every TMA load lands at its issue, moving no bytes (its issue chain still
+    /// runs), as the kernel built by [`crate::gpu::Cuda::without_copies`] runs: the kernel's
+    /// time without its loads' memory cost.
+    pub copies_free: bool,
 }
 
 impl fmt::Debug for SimOptions {
@@ -79,6 +83,7 @@ impl fmt::Debug for SimOptions {
             .field("progress", &self.progress.as_ref().map(|_| "callback"))
             .field("progress_interval", &self.progress_interval)
             .field("seed", &self.seed)
+            .field("copies_free", &self.copies_free)
             .finish()
     }
 }

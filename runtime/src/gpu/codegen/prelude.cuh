@@ -273,28 +273,25 @@ __device__ __forceinline__ void mbar_arrive_cluster(ws::u64* bar, ws::u32 mask) 
 /// in that CTA.
 __device__ __forceinline__ void tma_load_multicast_2d(void* dst, const ws::TensorMap* map, ws::u64* bar,
                                                       ws::u16 mask, ws::i32 c0, ws::i32 c1) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
-        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1)
-        : "memory");
+        " [%0], [%1, {%4, %5}], [%2], %3;", "r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1));
 }
 __device__ __forceinline__ void tma_load_multicast_3d(void* dst, const ws::TensorMap* map, ws::u64* bar,
                                                       ws::u16 mask, ws::i32 c0, ws::i32 c1, ws::i32 c2) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%4, %5, %6}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
-        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
-        : "memory");
+        " [%0], [%1, {%4, %5, %6}], [%2], %3;", "r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2));
 }
 __device__ __forceinline__ void tma_load_multicast_4d(void* dst, const ws::TensorMap* map, ws::u64* bar,
                                                       ws::u16 mask, ws::i32 c0, ws::i32 c1, ws::i32 c2,
                                                       ws::i32 c3) {
-    asm volatile(
+    WS_TMA_LOAD(
         "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;" ::"r"(ws::smem_addr(dst)),
-        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-        : "memory");
+        " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;", "r"(ws::smem_addr(dst)),
+        "l"((ws::u64)map), "r"(ws::smem_addr(bar)), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "r"(c3));
 }
 
 // ---------------------------------------------------------------- epilogue through shared memory

@@ -22,9 +22,9 @@
 use crate::dsl::BarrierSlot;
 use crate::report::TmaCopy;
 
-use super::super::memory::{Access, MemorySystem};
+use super::super::memory::MemorySystem;
 use super::sync::WaitTest;
-use super::{Env, EventKind, Sm, ceil};
+use super::{Env, EventKind, Sm};
 
 /// Where the CTAs of a cluster run: for each rank, its SM, its resident slot and the slot's
 /// generation (which CTA occupies it).
@@ -108,11 +108,7 @@ impl Sm {
         mem: &mut MemorySystem,
     ) {
         let (barrier, bytes, src, mask) = load;
-        let timing = env.timing;
-        let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
-        let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
-        let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
-        let land = ceil(streamed) + extra;
+        let land = self.load_lands(t, bytes, src, env, mem);
         let s = &mut self.residents[resident];
         s.outstanding = s.outstanding.max(land as f64);
         for (sm, to, generation) in self.destinations(resident, mask) {

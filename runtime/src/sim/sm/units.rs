@@ -75,6 +75,28 @@ impl Sm {
         landed
     }
 
+    /// The cycle a TMA load of `bytes` from `src` issued at `t` lands: its first data after
+    /// the memory latency, streamed in ([`Sm::stream_in`]), then the extra up to the waiter
+    /// resuming (calibrated end to end); at `t` where copies are free
+    /// ([`super::super::SimOptions::copies_free`]).
+    pub(super) fn load_lands(
+        &mut self,
+        t: u64,
+        bytes: u32,
+        src: Option<crate::dsl::GlobalTile>,
+        env: &Env<'_>,
+        mem: &mut MemorySystem,
+    ) -> u64 {
+        if env.copies_free {
+            return t;
+        }
+        let timing = env.timing;
+        let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
+        let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
+        let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
+        ceil(streamed) + extra
+    }
+
     /// Whether warp `w` is the last of its instance to issue its latest collective.
     pub(super) fn last_to_issue(&self, w: usize, env: &Env<'_>) -> bool {
         let warp = &self.warps[w];
@@ -159,14 +181,10 @@ impl Sm {
                 self.push_event(at, EventKind::MmaArrive { resident: resident as u32, generation, barrier });
             }
             Instr::TmaLoad { barrier, bytes, src } => {
-                // First data after the memory latency, then streamed into shared memory at
-                // the TMA unit's share of the L2 (one copy at a time); the extra covers the
-                // rest up to the waiter resuming (calibrated end to end).
-                let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
+                // Streamed into shared memory at the TMA unit's share of the L2, one copy at
+                // a time.
+                let land = self.load_lands(t, bytes, src, env, mem);
                 self.stats.tma_bytes += u64::from(bytes);
-                let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
-                let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
-                let land = ceil(streamed) + extra;
                 let s = &mut self.residents[resident];
                 s.outstanding = s.outstanding.max(land as f64);
                 let generation = s.generation;
