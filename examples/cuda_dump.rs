@@ -6,7 +6,8 @@
 //! without a B200) and NVRTC's log with ptxas' report (`<kernel>.log`), and prints the
 //! resources. Needs `libnvrtc.so.13` on the loader path.
 //!
-//! Run: `cargo run --release -p warpspec-examples --example cuda_dump -- --out dir [KERNEL..]`.
+//! Run: `cargo run --release -p warpspec-examples --example cuda_dump -- --out dir [KERNEL..]`
+//! (`--copies-free`: the diagnostic build without TMA loads).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,10 @@ struct Args {
     /// Directory to write into (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// Compile the diagnostic build without TMA loads (`WS_COPIES_FREE`, as
+    /// `Cuda::without_copies` runs it).
+    #[arg(long)]
+    copies_free: bool,
     /// Kernels to dump (all when none is named).
     kernels: Vec<String>,
 }
@@ -78,7 +83,10 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&args.out)?;
     for ir in all.into_iter().filter(|ir| args.kernels.is_empty() || args.kernels.contains(&ir.name)) {
         let generated = codegen::generate(ir)?;
-        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        let mut program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        if args.copies_free {
+            program.extra_options.push("-DWS_COPIES_FREE".to_string());
+        }
         let path = |ext: &str| args.out.join(format!("{}.{ext}", generated.entry));
         // The source first, so that a compile error can be read against it.
         std::fs::write(path("cu"), &program.source)?;

@@ -73,7 +73,7 @@ pub fn simulate<K: Kernel>(
         )));
     }
     let clock = opts.clock(machine)?;
-    let timing = Timing::new(machine, clock);
+    let timing = Timing { copies_free: opts.copies_free, ..Timing::new(machine, clock) };
     let occupancy = kernel_occupancy(machine, spec)?;
     let shape = CtaShape::from_spec(spec);
     let ctas_per_sm = occupancy.ctas_per_sm as usize;
@@ -315,7 +315,6 @@ impl GpuRun<'_> {
             trace_ctas: 0,
             trace_limit: 0,
             trace_window: None,
-            copies_free: opts.copies_free,
         };
         let env_traced = Env {
             trace_ctas: trace.map_or(0, |t| t.ctas_per_sm),

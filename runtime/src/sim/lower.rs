@@ -630,11 +630,15 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
             }
         }
         Op::TmaLoad { slot, bytes, rows, cols, src } => {
-            tma_issue(bytes, rows, cols, issuer.copies, out);
+            if !timing.copies_free {
+                tma_issue(bytes, rows, cols, issuer.copies, out);
+            }
             out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) })
         }
         Op::TmaLoadMulticast { slot, bytes, rows, cols, src, mask } => {
-            tma_issue(bytes, rows, cols, issuer.copies, out);
+            if !timing.copies_free {
+                tma_issue(bytes, rows, cols, issuer.copies, out);
+            }
             out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
         }
         Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),

@@ -67,9 +67,10 @@ pub struct SimOptions {
     pub progress_interval: Option<Duration>,
     /// Seed of the memory latencies' variation (the same seed, the same run).
     pub seed: u64,
-    /// Diagnostic: every TMA load lands at its issue, moving no bytes (its issue chain still
-    /// runs), as the kernel built by [`crate::gpu::Cuda::without_copies`] runs: the kernel's
-    /// time without its loads' memory cost.
+    /// Diagnostic: every TMA load lands at its issue, moving no bytes and issuing no
+    /// instructions, as the kernel built by [`crate::gpu::Cuda::without_copies`] runs (its SASS
+    /// has neither the copies nor the moves of their operands to uniform registers): the
+    /// kernel's time without its loads.
     pub copies_free: bool,
 }
 

@@ -77,6 +77,10 @@ pub struct PipeTiming {
 /// Derived timing of one machine at one clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
+    /// Diagnostic ([`super::SimOptions::copies_free`]): TMA loads issue no instructions and
+    /// land at their issue, as in the GPU build without them (`Cuda::without_copies`, whose
+    /// SASS has neither the copies nor their operands' move to uniform registers).
+    pub copies_free: bool,
     /// Sub-partitions (schedulers) per SM.
     pub sub_partitions: usize,
     /// Threads per warp.
@@ -185,6 +189,7 @@ impl Timing {
         let per_clk = |tb_s: f64| tb_s * 1e12 / (clock_ghz * 1e9);
         let t = &machine.tensor;
         Timing {
+            copies_free: false,
             sub_partitions: sub_partitions as usize,
             warp_size,
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu), pipe(&p.uniform)],

@@ -154,8 +154,6 @@ pub(crate) struct Env<'a> {
     pub trace_limit: usize,
     /// Record only spans overlapping this window.
     pub trace_window: Option<CycleWindow>,
-    /// TMA loads land at their issue ([`super::SimOptions::copies_free`]).
-    pub copies_free: bool,
 }
 
 /// A CTA resident on the SM, and its barriers.

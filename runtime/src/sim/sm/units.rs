@@ -78,7 +78,7 @@ impl Sm {
     /// The cycle a TMA load of `bytes` from `src` issued at `t` lands: its first data after
     /// the memory latency, streamed in ([`Sm::stream_in`]), then the extra up to the waiter
     /// resuming (calibrated end to end); at `t` where copies are free
-    /// ([`super::super::SimOptions::copies_free`]).
+    /// ([`Timing::copies_free`]).
     pub(super) fn load_lands(
         &mut self,
         t: u64,
@@ -87,10 +87,10 @@ impl Sm {
         env: &Env<'_>,
         mem: &mut MemorySystem,
     ) -> u64 {
-        if env.copies_free {
+        let timing = env.timing;
+        if timing.copies_free {
             return t;
         }
-        let timing = env.timing;
         let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
         let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
         let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
