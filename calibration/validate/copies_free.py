@@ -9,7 +9,15 @@ configuration under Nsight Compute, clocks free: `copies_free_ncu.sh`), `model_p
 `model_free.csv` (the same with `--copies-free`). Cycles, not times: the timed runs'
 NVML clock is not the SM's, and a kernel without its loads runs at another clock
 (`ncu/*/validate_none.csv`: 1.49-1.79 GHz as generated, 1.80 without loads).
+
+Then, from `stalls/` (`IDS="80 83 130 133" VALIDATE_ARGS=--copies-free ncu_stalls.sh`: the
+H200's stall sampling per SASS instruction, `ID_sass.csv.gz`; the model's report of the same
+configuration without loads, `ID_model.txt`, `validate run --ids ID --clock-ghz GHZ
+--copies-free --reports DIR`), the warp states of the consumers' main loop (the
+instructions executed as often as the most-executed `HGMMA`s) beside the model's consumer
+stall reasons.
 """
+import gzip
 import csv
 import io
 import os
@@ -56,3 +64,52 @@ print("cuBLAS (not affected by the define; the launches' reproducibility):")
 for i in hp:
     if i.startswith("cublas"):
         print(f"- {i}: {hp[i][0]:,.0f} and {hf[i][0]:,.0f} cycles ({hf[i][0] / hp[i][0] - 1:+.2%})")
+
+REASONS = ["barrier", "branch_resolving", "dispatch", "drain", "lg", "long_sb", "math", "mio", "no_inst",
+           "not_selected", "selected", "short_sb", "sleep", "wait", "misc"]
+
+
+def loop_states(path):
+    """The warp states of the main loop in one stall-sampling export: (instructions, shares)."""
+    rows = list(csv.reader(io.StringIO(gzip.open(path, "rt").read())))
+    head = next(i for i, r in enumerate(rows) if len(r) > 3 and r[0] == "Address")
+    hdr = rows[head]
+    col = {h: i for i, h in enumerate(hdr)}
+    data = [r for r in rows[head + 1:] if len(r) >= len(hdr)]
+    num = lambda x: int(x) if x.isdigit() else 0
+    executed = col["Instructions Executed"]
+    groups = {}
+    for r in data:
+        if "HGMMA" in r[1]:
+            groups[r[executed]] = groups.get(r[executed], 0) + 1
+    loop = max(groups, key=lambda e: num(e) * groups[e])
+    states = {h: 0 for h in REASONS}
+    n = 0
+    for r in data:
+        if r[executed] == loop:
+            n += 1
+            for h in REASONS:
+                states[h] += num(r[col["stall_" + h]])
+    total = sum(states.values()) or 1
+    return n, {h: v / total for h, v in states.items()}
+
+
+stalls = os.path.join(DIR, "stalls")
+if os.path.isdir(stalls):
+    print()
+    print("Without loads: the H200's consumers in the main loop (stall sampling) and the model's consumers")
+    print("(share of warp-cycles):")
+    print()
+    print("| # | configuration | H200: selected | wait | math + mio | dispatch | not selected | model: consumer stall reasons |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for name in sorted(os.listdir(stalls)):
+        if not name.endswith("_sass.csv.gz"):
+            continue
+        i = name.split("_")[0]
+        n, st = loop_states(os.path.join(stalls, name))
+        line = next(l for l in open(os.path.join(stalls, f"{i}_model.txt")) if l.strip().startswith("consumer "))
+        model_states = line.split(")", 1)[1].strip()
+        s = split[i]
+        print(f"| {i} | {s['kernel']} {s['variant']}, seq {s['seq']} ({n} loop instructions) | {st['selected']:.1%} "
+              f"| {st['wait']:.1%} | {st['math'] + st['mio']:.1%} | {st['dispatch']:.1%} | {st['not_selected']:.1%} "
+              f"| {model_states} |")

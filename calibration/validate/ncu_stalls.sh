@@ -12,6 +12,8 @@
 #   mkdir -p .gpu-carry-ncu && cp target/release/validate calibration/validate/split.csv \
 #       calibration/validate/ncu_stalls.sh .gpu-carry-ncu/ && strip .gpu-carry-ncu/validate
 # On the GPU machine: IDS="55 56 57" bash .gpu-carry-ncu/ncu_stalls.sh
+# (VALIDATE_ARGS adds arguments to `validate run`, e.g. --copies-free: the builds without TMA
+# loads of item 25.)
 # Writes into $OUT: env.txt, and per configuration ID: ID.txt (the details page and the
 # log) and ID_sass.csv (the source page: every SASS instruction with its stall samples).
 set -o pipefail
@@ -31,7 +33,7 @@ for id in ${IDS:?IDS: the configuration ids to profile}; do
         --clock-control none --section SpeedOfLight --section WarpStateStats --section SourceCounters \
         --section MemoryWorkloadAnalysis --metrics "$M" --export "$OUT/$id" -f \
         "$HERE/validate" run --no-model --profile --split "$HERE/split.csv" --gpu "$OUT/run_$id" --ids "$id" \
-        > "$OUT/$id.txt" 2>&1
+        ${VALIDATE_ARGS:-} > "$OUT/$id.txt" 2>&1
     echo "$id: profile exit status $?" | tee -a "$OUT/env.txt"
     "$NCU" --import "$OUT/$id.ncu-rep" --page details >> "$OUT/$id.txt" 2>&1
     "$NCU" --import "$OUT/$id.ncu-rep" --page source --print-source sass --csv > "$OUT/${id}_sass.csv" 2>&1
