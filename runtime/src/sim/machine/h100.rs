@@ -142,7 +142,7 @@ impl Machine {
                     ),
                     latency_cycles: Param::new(
                         4,
-                        "Jia et al. (arXiv 1804.06826): IADD3/IMAD dependent latency ~4-5 cycles; to be calibrated: calibration/README.md",
+                        "measured: dependent chains of one warp take 4.06 cycles per LOP3.LUT, SHF or IMAD, 4.03 per FMNMX, 4.19 per F2FP, 4.29 per FSEL; a VIADD, LOP3 pair 10.0; calibration/README.md Item 26 (H200, same GH100 SM); Jia et al. (arXiv 1804.06826): IADD3/IMAD ~4-5",
                     ),
                 },
                 mufu: Pipe {
