@@ -78,6 +78,27 @@ fn a_multicast_load_reads_l2_once_and_fills_every_cta_of_its_mask() {
     assert!(report.to_string().contains("clusters   1 of 2 CTAs; 66 resident at once"), "{report}");
 }
 
+/// Without copies (`SimOptions::copies_free`) a multicast load reads nothing from L2 and
+/// still completes every destination's stage: the kernel finishes, faster.
+#[test]
+fn a_multicast_load_without_copies_fills_every_cta_of_its_mask_at_once() {
+    let run = |copies_free| {
+        sim::simulate::<runtime_mask::Kernel>(
+            &Machine::h200(),
+            Grid::new(2, 1, 1),
+            &args([0b11, 0b11], 5),
+            &SimOptions { copies_free, ..SimOptions::default() },
+        )
+        .expect("the clustered kernel runs on the model")
+    };
+    let (plain, free) = (run(false), run(true));
+    let l2 =
+        |r: &warpspec::report::SimReport| r.traffic.iter().find(|t| t.level == MemoryLevel::L2).map_or(0, |t| t.bytes);
+    assert!(l2(&plain) > 0);
+    assert_eq!(l2(&free), 0, "{free}");
+    assert!(free.cycles < plain.cycles, "free {} against {}", free.cycles, plain.cycles);
+}
+
 #[test]
 fn a_peer_arrival_costs_the_remote_latency() {
     // One step: the consumers' release reaches the peer's `empty` barrier over the SM-to-SM
