@@ -15,7 +15,8 @@ H200's stall sampling per SASS instruction, `ID_sass.csv.gz`; the model's report
 configuration without loads, `ID_model.txt`, `validate run --ids ID --clock-ghz GHZ
 --copies-free --reports DIR`), the warp states of the consumers' main loop (the
 instructions executed as often as the most-executed `HGMMA`s) beside the model's consumer
-stall reasons.
+stall reasons. And from `ncu_fa3/` (`copies_free_ncu.sh` on all 100 FA3 configurations), the
+loads' share of the cycles by kind of kernel, head dimension and mask.
 """
 import gzip
 import csv
@@ -27,15 +28,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "calibration/validate/h200/copies_free")
 
 
-def ncu(mode):
+def ncu(mode, sub="ncu"):
     """Per configuration id: SM cycles and clock of its one launch."""
-    lines = open(os.path.join(DIR, "ncu", mode, "validate_none.csv")).read().splitlines()
+    lines = open(os.path.join(DIR, sub, mode, "validate_none.csv")).read().splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
     launches = {}
     for r in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
         m = launches.setdefault(int(r["ID"]), {})
         m[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    status = open(os.path.join(DIR, "ncu", mode, "validate_status.csv")).read().splitlines()[1:]
+    status = open(os.path.join(DIR, sub, mode, "validate_status.csv")).read().splitlines()[1:]
     ids = [l.split(",")[0] for l in status if ",profiled" in l]
     return {i: (m["sm__cycles_elapsed.max"], m["sm__cycles_elapsed.avg.per_second"] / 1e9)
             for i, (_, m) in zip(ids, sorted(launches.items()))}
@@ -113,3 +114,23 @@ if os.path.isdir(stalls):
         print(f"| {i} | {s['kernel']} {s['variant']}, seq {s['seq']} ({n} loop instructions) | {st['selected']:.1%} "
               f"| {st['wait']:.1%} | {st['math'] + st['mio']:.1%} | {st['dispatch']:.1%} | {st['not_selected']:.1%} "
               f"| {model_states} |")
+
+every = os.path.join(DIR, "ncu_fa3")
+if os.path.isdir(every):
+    import statistics
+    ap, af = ncu("plain", "ncu_fa3"), ncu("free", "ncu_fa3")
+    groups = {}
+    for i in ap:
+        if i.startswith("cublas"):
+            continue
+        s = split[i]
+        kind = "non-specialized" if s["variant"] == "nonspecialized" else "specialized (4 schedules)"
+        key = (kind, s["d"], "causal" if s["causal"] == "1" else "non-causal")
+        groups.setdefault(key, []).append(af[i][0] / ap[i][0])
+    print()
+    print("All 100 FA3 configurations (`ncu_fa3/`): cycles without loads over cycles as generated, H200:")
+    print()
+    print("| kernels | d | mask | configurations | min | median | max |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+    for (kind, d, mask), r in sorted(groups.items()):
+        print(f"| {kind} | {d} | {mask} | {len(r)} | {min(r):.3f} | {statistics.median(r):.3f} | {max(r):.3f} |")
