@@ -24,22 +24,23 @@ import io
 import os
 import sys
 
+from ncu_clock import launches
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "calibration/validate/h200/copies_free")
 
 
 def ncu(mode, sub="ncu"):
-    """Per configuration id: SM cycles and clock of its one launch."""
-    lines = open(os.path.join(DIR, sub, mode, "validate_none.csv")).read().splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
-    launches = {}
-    for r in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
-        m = launches.setdefault(int(r["ID"]), {})
-        m[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    status = open(os.path.join(DIR, sub, mode, "validate_status.csv")).read().splitlines()[1:]
-    ids = [l.split(",")[0] for l in status if ",profiled" in l]
-    return {i: (m["sm__cycles_elapsed.max"], m["sm__cycles_elapsed.avg.per_second"] / 1e9)
-            for i, (_, m) in zip(ids, sorted(launches.items()))}
+    """Per configuration id: SM cycles and clock of its one launch, matched to the profiled
+    configurations in order as `ncu_clock.py` matches them."""
+    d = os.path.join(DIR, sub, mode)
+    status = [r["id"] for r in csv.DictReader(open(os.path.join(d, "validate_status.csv"))) if r["status"] == "profiled"]
+    ls = launches(os.path.join(d, "validate_none.csv"))
+    ours = [i for i in status if not i.startswith("cublas")] + [i for i in status if i.startswith("cublas")]
+    in_order = [x for x in ls if not x["kernel"].startswith("nvjet")] + [x for x in ls if x["kernel"].startswith("nvjet")]
+    if len(in_order) != len(ours):
+        sys.exit(f"{d}: {len(in_order)} launches for {len(ours)} profiled configurations: cannot match them")
+    return {i: (x["sm__cycles_elapsed.max"], x["sm__cycles_elapsed.avg.per_second"] / 1e9) for i, x in zip(ours, in_order)}
 
 
 def model(name):
