@@ -11,29 +11,24 @@ constexpr int UNROLL = 32;
 constexpr int CHAIN = 32 * 1024;
 constexpr int REPS = 16;
 
-struct Ffma { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; fma.rn.f32 a, a, b, b; mov.b32 %0, a;}" : "+r"(x) : "r"(y)); } };
-struct Fadd { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; add.f32 a, a, b; mov.b32 %0, a;}" : "+r"(x) : "r"(y)); } };
-struct Fmul { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; mul.f32 a, a, b; mov.b32 %0, a;}" : "+r"(x) : "r"(y)); } };
-struct Fmnmx { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; max.f32 a, a, b; mov.b32 %0, a;}" : "+r"(x) : "r"(y)); } };
-struct Fsel { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .pred p; .reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; setp.ne.u32 p, %1, 0; selp.f32 a, a, b, p; mov.b32 %0, a;}"
-               : "+r"(x) : "r"(y)); } };
+// One chained step: `ptx` reads and writes x (%0) and reads y (%1); F32_STEP wraps an f32
+// instruction `a = op(a, b)` on the bits of x and y.
+#define STEP(Name, ptx) \
+  struct Name { __device__ static void step(uint32_t& x, uint32_t y) { asm volatile(ptx : "+r"(x) : "r"(y)); } };
+#define F32_STEP(Name, op) STEP(Name, "{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; " op " mov.b32 %0, a;}")
+
+F32_STEP(Ffma, "fma.rn.f32 a, a, b, b;")
+F32_STEP(Fadd, "add.f32 a, a, b;")
+F32_STEP(Fmul, "mul.f32 a, a, b;")
+F32_STEP(Fmnmx, "max.f32 a, a, b;")
+STEP(Fsel, "{.reg .pred p; .reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; setp.ne.u32 p, %1, 0; selp.f32 a, a, b, p; mov.b32 %0, a;}")
 // An add alone is reassociated by ptxas (a chain of `x + y` becomes LEA/IMAD of 4y); with an
 // xor after each add it stays a chain of VIADD, LOP3 pairs (per step: both latencies).
-struct AddXor { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .u32 t; add.u32 t, %0, %1; xor.b32 %0, t, %1;}" : "+r"(x) : "r"(y)); } };
-struct Lop3 { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("lop3.b32 %0, %0, %1, 0x3fff0, 0x6a;" : "+r"(x) : "r"(y)); } };
-struct Shf { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("shf.r.wrap.b32 %0, %0, %1, 4;" : "+r"(x) : "r"(y)); } };
-struct Imad { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("mad.lo.u32 %0, %0, %1, %1;" : "+r"(x) : "r"(y)); } };
-struct F2fp { __device__ static void step(uint32_t& x, uint32_t y) {
-  asm volatile("{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; cvt.rn.bf16x2.f32 %0, b, a;}" : "+r"(x) : "r"(y)); } };
+STEP(AddXor, "{.reg .u32 t; add.u32 t, %0, %1; xor.b32 %0, t, %1;}")
+STEP(Lop3, "lop3.b32 %0, %0, %1, 0x3fff0, 0x6a;")
+STEP(Shf, "shf.r.wrap.b32 %0, %0, %1, 4;")
+STEP(Imad, "mad.lo.u32 %0, %0, %1, %1;")
+STEP(F2fp, "{.reg .f32 a, b; mov.b32 a, %0; mov.b32 b, %1; cvt.rn.bf16x2.f32 %0, b, a;}")
 struct Ex2 { __device__ static void step(uint32_t& x, uint32_t) {
   asm volatile("{.reg .f32 a; mov.b32 a, %0; ex2.approx.ftz.f32 a, a; mov.b32 %0, a;}" : "+r"(x)); } };
 
