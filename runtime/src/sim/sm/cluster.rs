@@ -112,7 +112,9 @@ impl Sm {
         let s = &mut self.residents[resident];
         s.outstanding = s.outstanding.max(land as f64);
         for (sm, to, generation) in self.destinations(resident, mask) {
-            self.stats.tma_bytes += u64::from(bytes);
+            if !env.timing.copies_free {
+                self.stats.tma_bytes += u64::from(bytes);
+            }
             self.send(sm, land, EventKind::TxLand { resident: to, generation, barrier, bytes });
         }
         if self.residents[resident].traced {

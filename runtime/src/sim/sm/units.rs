@@ -184,7 +184,9 @@ impl Sm {
                 // Streamed into shared memory at the TMA unit's share of the L2, one copy at
                 // a time.
                 let land = self.load_lands(t, bytes, src, env, mem);
-                self.stats.tma_bytes += u64::from(bytes);
+                if !timing.copies_free {
+                    self.stats.tma_bytes += u64::from(bytes);
+                }
                 let s = &mut self.residents[resident];
                 s.outstanding = s.outstanding.max(land as f64);
                 let generation = s.generation;
