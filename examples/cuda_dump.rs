@@ -83,10 +83,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&args.out)?;
     for ir in all.into_iter().filter(|ir| args.kernels.is_empty() || args.kernels.contains(&ir.name)) {
         let generated = codegen::generate(ir)?;
-        let mut program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
-        if args.copies_free {
-            program.extra_options.push("-DWS_COPIES_FREE".to_string());
-        }
+        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        let program = if args.copies_free { program.without_copies() } else { program };
         let path = |ext: &str| args.out.join(format!("{}.{ext}", generated.entry));
         // The source first, so that a compile error can be read against it.
         std::fs::write(path("cu"), &program.source)?;

@@ -215,8 +215,7 @@ fn copies_free_builds_compile_within_their_budget_and_differ() {
     ] {
         let g = generate(k);
         let plain = Program::new(format!("{}.cu", g.entry), g.translation_unit(), g.arch);
-        let mut free = plain.clone();
-        free.extra_options.push("-DWS_COPIES_FREE".into());
+        let free = plain.clone().without_copies();
         let [plain, free] = [plain, free].map(|p| match compile(&p) {
             Ok(c) => c,
             Err(GpuError::Compile { log, .. }) => panic!("{}:\n{log}", g.entry),

@@ -48,6 +48,14 @@ impl Program {
         Program { name: name.into(), source: source.into(), arch, extra_options: Vec::new() }
     }
 
+    /// The diagnostic build without TMA loads: `WS_COPIES_FREE` defined (`device.cuh`: no TMA
+    /// load copies anything, `mbarrier.arrive.expect_tx` expects no bytes); used by
+    /// `Cuda::without_copies`.
+    pub fn without_copies(mut self) -> Self {
+        self.extra_options.push("-DWS_COPIES_FREE".to_string());
+        self
+    }
+
     /// All NVRTC options: architecture, C++17, line info, ptxas' resource report, then extras.
     pub fn options(&self) -> Vec<String> {
         let mut o = vec![

@@ -211,10 +211,8 @@ impl Cuda {
             None => codegen::generate(ir)?,
         };
         runnable(&generated.entry, generated.arch, self.gpu.name(), self.gpu.compute_capability()?)?;
-        let mut program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
-        if self.copies_free {
-            program.extra_options.push("-DWS_COPIES_FREE".to_string());
-        }
+        let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
+        let program = if self.copies_free { program.without_copies() } else { program };
         let compiled = compile(&program)?;
         let reported = compiled.resources(&generated.entry).cloned();
         let module = self.gpu.load(compiled)?;
