@@ -8,7 +8,8 @@
 #   (run tool, carry [".gpu-carry"]): bash calibration/validate/op_times.sh --ids 56,58
 #
 # Writes $OUT/op_times.tgz (or ./op_times.tgz) holding, per configuration, ID_gpu.csv,
-# ID_sites.csv, ID_gpu_cta0.csv, ID_gpu.txt (see `validate op-times`), env.txt and the log.
+# ID_sites.csv, ID_gpu_cta0.csv, ID_gpu_ctas.csv, ID_gpu.txt (see `validate op-times`), env.txt
+# and the log. `--record-ctas N` records the first N CTAs (default 132, one wave).
 # Then, here, with the archive unpacked into DIR:
 #   validate op-times --ids 56,58 --compare DIR
 set -o pipefail

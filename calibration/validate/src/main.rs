@@ -106,6 +106,11 @@ enum Command {
         /// directory, to set beside Nsight Compute's stall sampling of the same kernel.
         #[arg(long)]
         reports: Option<PathBuf>,
+        /// With --reports: the timeline records the first this many CTAs of every SM instead
+        /// (the waves' epilogues side by side: `calibration/validate/epilogue_waves.py`; a
+        /// file of hundreds of MB).
+        #[arg(long)]
+        trace_ctas: Option<u32>,
         /// Measure on GPU 0, writing phases.csv, series.csv and status.csv into this directory.
         #[arg(long)]
         gpu: Option<PathBuf>,
@@ -232,6 +237,7 @@ fn run(args: Args) -> Result<(), String> {
             wgmma_descriptors_before_each,
             copies_free,
             reports,
+            trace_ctas,
             profile,
             gpu,
             sustained_s,
@@ -254,8 +260,16 @@ fn run(args: Args) -> Result<(), String> {
                     }
                     (None, None) => std::collections::HashMap::new(),
                 };
-                let how =
-                    model::How { resimulate, reports: reports.as_deref(), settle: clock_ghz.is_none(), copies_free };
+                if trace_ctas.is_some() && reports.is_none() {
+                    return Err("--trace-ctas: the timeline is written with --reports DIR".into());
+                }
+                let how = model::How {
+                    resimulate,
+                    reports: reports.as_deref(),
+                    trace_ctas,
+                    settle: clock_ghz.is_none(),
+                    copies_free,
+                };
                 let overrides =
                     Overrides { l2_coalescing_window, mbarrier_passed_wait_cycles, wgmma_descriptors_before_each };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;

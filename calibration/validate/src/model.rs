@@ -90,6 +90,9 @@ pub struct How<'a> {
     pub resimulate: bool,
     /// Write the burst run's report (`ID.txt`) and timeline (`ID.json`) here.
     pub reports: Option<&'a Path>,
+    /// With `reports`: the timeline records the first this many CTAs of every SM (else the
+    /// first two of SM 0).
+    pub trace_ctas: Option<u32>,
     /// Without `resimulate`: run again until the clock of the burst run is the burst clock
     /// its own activity gives (`sim::clock::settle`; off where the clock is imposed).
     pub settle: bool,
@@ -184,7 +187,15 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
 pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
     let plain = SimOptions { copies_free: how.copies_free, ..SimOptions::default() };
     let opts = match how.reports {
-        Some(_) => plain.with_trace(TraceOptions::default()),
+        Some(_) => plain.with_trace(match how.trace_ctas {
+            Some(ctas) => TraceOptions {
+                sms: machine.sm_count.value,
+                ctas_per_sm: ctas,
+                max_events_per_sm: 4_000_000,
+                window: None,
+            },
+            None => TraceOptions::default(),
+        }),
         None => plain,
     };
     let reports = how.reports.map(|dir| (dir, config.id));
@@ -221,7 +232,7 @@ mod tests {
         let reported = predict(
             config,
             &machine,
-            How { resimulate: false, reports: Some(&dir), settle: true, copies_free: false },
+            How { resimulate: false, reports: Some(&dir), trace_ctas: None, settle: true, copies_free: false },
             None,
         )
         .unwrap();

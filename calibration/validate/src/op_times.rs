@@ -10,6 +10,9 @@
 //! - `ID_gpu_cta0.csv`: CTA 0's raw marks (`warp,sm,role,of_instance,line,op,cycle`);
 //! - `ID_model_cta0.csv`: the same of the model's first CTA on SM 0, one mark where a warp
 //!   enters a line (as the GPU's: one per op visit);
+//! - `ID_gpu_ctas.csv`: per recorded CTA, its SM and the cycles (its SM's `clock64`) of its
+//!   first mark, of its first warp's entry into a `store_global` and of its last warp's end:
+//!   how far apart the CTAs of one wave reach their epilogues;
 //! - `ID_gpu.txt`: the plain and the timestamped kernel's time, marks kept, rows full;
 //! - `ID_compare.txt`: [`OpTimes::compare`].
 
@@ -21,6 +24,7 @@ use std::time::Duration;
 use warpspec::dsl::{Global, Kernel};
 use warpspec::gpu::bench::{Bench, BenchConfig};
 use warpspec::gpu::codegen::{self, TimestampSite, TimestampSpec};
+use warpspec::gpu::timestamps::WarpRecord;
 use warpspec::gpu::{Cuda, Prepared};
 use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
 use warpspec::sim::{Machine, SimOptions, TraceOptions, simulate};
@@ -108,6 +112,37 @@ fn raw_warp(out: &mut String, warp: u32, sm: u32, w: &WarpMarks, op: impl Fn(usi
     }
 }
 
+/// One CTA's span in a GPU record: its SM, its warps' first mark, their first mark at a
+/// store, their last end.
+#[derive(Default)]
+struct CtaSpan {
+    sm: u32,
+    start: Option<u64>,
+    store: Option<u64>,
+    end: Option<u64>,
+}
+
+/// Per CTA of `records`: `cta,sm,start,store,end` (its first mark, its warps' first mark at
+/// an op `is_store` names, its warps' last end; empty where there is none).
+fn ctas_csv(records: &[WarpRecord], is_store: impl Fn(u32) -> bool) -> String {
+    let mut ctas: BTreeMap<u32, CtaSpan> = BTreeMap::new();
+    let min = |a: Option<u64>, b: Option<u64>| a.into_iter().chain(b).min();
+    for r in records {
+        let c = ctas.entry(r.cta).or_insert_with(|| CtaSpan { sm: r.sm, ..CtaSpan::default() });
+        let first = r.marks.marks.first().map(|&(_, cycle)| cycle);
+        let store = r.marks.marks.iter().zip(&r.sites).find(|&(_, &site)| is_store(site)).map(|(&(_, cycle), _)| cycle);
+        c.start = min(c.start, first);
+        c.store = min(c.store, store);
+        c.end = c.end.into_iter().chain(r.marks.end).max();
+    }
+    let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    let mut out = String::from("cta,sm,start,store,end\n");
+    for (cta, c) in ctas {
+        let _ = writeln!(out, "{cta},{},{},{},{}", c.sm, cell(c.start), cell(c.store), cell(c.end));
+    }
+    out
+}
+
 /// The raw marks of the model's first CTA on SM 0 in the GPU record's format: a mark where a
 /// warp's spans enter a marked line, as the GPU's marks open each op's visit.
 fn model_cta0_csv(warps: &BTreeMap<(u32, u32, u32), WarpMarks>, sites: &Sites) -> String {
@@ -181,6 +216,8 @@ impl Launch for Gpu<'_> {
             raw_warp(&mut raw, r.warp, r.sm, &r.marks, |i| layout.sites[r.sites[i] as usize].op.to_string());
         }
         write(&self.dir.join(format!("{id}_gpu_cta0.csv")), &raw)?;
+        let is_store = |site: u32| layout.sites[site as usize].op.to_string().contains("store_global");
+        write(&self.dir.join(format!("{id}_gpu_ctas.csv")), &ctas_csv(&records, is_store))?;
         let marks: usize = records.iter().map(|r| r.marks.marks.len()).sum();
         let full = records.iter().filter(|r| r.full).count();
         let mhz = |m: Option<f64>| m.map_or("?".to_string(), |m| format!("{m:.0}"));
@@ -326,6 +363,26 @@ mod tests {
         }
         let bad = "role,warps,line,visits,mean_cycles,median_cycles,share\nproducer,all,111,1,1,1,1\n";
         assert!(parse_times(bad).unwrap_err().contains("warps"));
+    }
+
+    #[test]
+    fn a_cta_spans_its_warps_first_mark_first_store_and_last_end() {
+        let warp = |cta, warp, marks: Vec<(u32, u64)>, sites, end| WarpRecord {
+            cta,
+            warp,
+            sm: 7 + cta,
+            full: false,
+            marks: WarpMarks { role: "worker".into(), of_instance: warp, marks, end },
+            sites,
+        };
+        // Site 2 is the store; CTA 1's only warp never reaches it.
+        let records = [
+            warp(0, 0, vec![(10, 100), (20, 500)], vec![0, 2], Some(900)),
+            warp(0, 1, vec![(10, 90), (11, 300), (20, 450)], vec![0, 1, 2], Some(950)),
+            warp(1, 0, vec![(10, 120)], vec![0], None),
+        ];
+        let csv = ctas_csv(&records, |site| site == 2);
+        assert_eq!(csv, "cta,sm,start,store,end\n0,7,90,450,950\n1,8,120,,\n");
     }
 
     #[test]
