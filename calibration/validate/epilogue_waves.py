@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The waves of a one-CTA-per-SM kernel, CTA by CTA: how long each CTA's main loop and its
+epilogue's global stores take, how long an SM waits between one CTA's end and the next CTA's
+first op, and how far the SMs drift apart from wave to wave.
+
+    epilogue_waves.py ID_gpu_ctas.csv ...     # op timestamps on the GPU (`validate op-times --gpu`)
+    epilogue_waves.py --model ID.json ...     # the model's timeline (`validate run --reports DIR --trace-ctas 4`)
+
+GPU marks are each SM's `clock64`, which differ between SMs by an offset; so the drift is
+measured per SM from its own first CTA (a wave's start against the first wave's start on the
+same SM) and compared across SMs, which needs no common clock. The CTA's `end` is its last
+warp's return, after its stores issued (their data may still be on the way to L2).
+"""
+
+import argparse
+import collections
+import csv
+import json
+
+
+def quantile(values, p):
+    s = sorted(values)
+    return s[int(p * (len(s) - 1))]
+
+
+def gpu_ctas(path):
+    """Per SM, its CTAs as (start, store, end) in start order."""
+    per_sm = collections.defaultdict(list)
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["start"] and r["store"] and r["end"]:
+                per_sm[r["sm"]].append((int(r["start"]), int(r["store"]), int(r["end"])))
+    return {sm: sorted(v) for sm, v in per_sm.items()}
+
+
+def model_ctas(path):
+    """Per SM of the model's timeline, its CTAs as (start, store, end): a CTA's epilogue is a
+    run of `st.global` spans, the next CTA starts with the first span after it."""
+    trace = json.load(open(path))
+    names = {}
+    for e in trace["traceEvents"]:
+        if e.get("ph") == "M" and e["name"] == "thread_name":
+            names[(e["pid"], e["tid"])] = e["args"]["name"]
+    spans = collections.defaultdict(list)
+    for e in trace["traceEvents"]:
+        a = e.get("args", {})
+        if e.get("ph") == "X" and "start_cycle" in a and "CTA" in names.get((e["pid"], e["tid"]), ""):
+            spans[e["pid"]].append((a["start_cycle"], a["end_cycle"], e["name"].startswith("st.global")))
+    per_sm = {}
+    for sm, v in spans.items():
+        v.sort()
+        ctas, start, store = [], v[0][0], None
+        for i, (s, e, is_store) in enumerate(v):
+            if is_store and store is None:
+                store = s
+            # The CTA ends where a span starts after its stores and every span so far.
+            if store is not None and not is_store and s > max(x[1] for x in v[: i + 1] if x[2]):
+                end = max(x[1] for x in v[:i] if x[0] >= start)
+                ctas.append((start, store, end))
+                start, store = s, None
+        if store is not None:
+            ctas.append((start, store, max(x[1] for x in v if x[0] >= start)))
+        per_sm[sm] = ctas
+    return per_sm
+
+
+def summary(per_sm):
+    lines = ["| wave | CTAs | main loop p10 / p50 / p90 | epilogue (first store to end) p10 / p50 / p90 | "
+             "gap to the next CTA, p50 | start against wave 0, p10-p90 spread |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+    waves = max(len(v) for v in per_sm.values())
+    for w in range(waves):
+        ctas = [(v, v[w]) for v in per_sm.values() if len(v) > w]
+        main = [c[1] - c[0] for _, c in ctas]
+        epi = [c[2] - c[1] for _, c in ctas]
+        gaps = [v[w + 1][0] - c[2] for v, c in ctas if len(v) > w + 1]
+        drift = [c[0] - v[0][0] for v, c in ctas]
+        fmt = lambda xs: " / ".join(f"{quantile(xs, p):,}" for p in (0.1, 0.5, 0.9))
+        gap = f"{quantile(gaps, 0.5):,}" if gaps else "-"
+        spread = f"{quantile(drift, 0.9) - quantile(drift, 0.1):,}" if w else "-"
+        lines.append(f"| {w} | {len(ctas)} | {fmt(main)} | {fmt(epi)} | {gap} | {spread} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--model", action="store_true", help="the files are model timelines (ID.json)")
+    args = ap.parse_args()
+    for path in args.files:
+        per_sm = model_ctas(path) if args.model else gpu_ctas(path)
+        print(f"{path} ({'model' if args.model else 'GPU'}, {len(per_sm)} SMs)\n")
+        print(summary(per_sm))
+        print()
+
+
+if __name__ == "__main__":
+    main()
