@@ -82,6 +82,30 @@ def summary(per_sm):
     return "\n".join(lines)
 
 
+def correlation(a, b):
+    n = len(a)
+    ma, mb = sum(a) / n, sum(b) / n
+    sa = (sum((x - ma) ** 2 for x in a) / n) ** 0.5
+    sb = (sum((y - mb) ** 2 for y in b) / n) ** 0.5
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (n * sa * sb) if sa and sb else float("nan")
+
+
+def persistence(per_sm):
+    """Whether an SM's place in the first wave's epilogue is a property of the SM: its first
+    epilogue against its second wave's start (drift) and its second epilogue, and the SMs
+    fastest through the first epilogue."""
+    two = {sm: v for sm, v in per_sm.items() if len(v) > 1}
+    if len(two) < 3:
+        return ""
+    first = [v[0][2] - v[0][1] for v in two.values()]
+    drift = [v[1][0] - v[0][0] for v in two.values()]
+    second = [v[1][2] - v[1][1] for v in two.values()]
+    fastest = sorted(two, key=lambda sm: two[sm][0][2] - two[sm][0][1])[:8]
+    return (f"An SM's wave-0 epilogue against its wave-1 start (drift): correlation "
+            f"{correlation(first, drift):.2f}; against its wave-1 epilogue: {correlation(first, second):.2f}. "
+            f"Fastest through wave 0's epilogue: SMs {', '.join(str(sm) for sm in fastest)}.")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+")
@@ -91,6 +115,8 @@ def main():
         per_sm = model_ctas(path) if args.model else gpu_ctas(path)
         print(f"{path} ({'model' if args.model else 'GPU'}, {len(per_sm)} SMs)\n")
         print(summary(per_sm))
+        print()
+        print(persistence(per_sm))
         print()
 
 
