@@ -49,17 +49,18 @@ def model_ctas(path):
     per_sm = {}
     for sm, v in spans.items():
         v.sort()
-        ctas, start, store = [], v[0][0], None
-        for i, (s, e, is_store) in enumerate(v):
-            if is_store and store is None:
-                store = s
-            # The CTA ends where a span starts after its stores and every span so far.
-            if store is not None and not is_store and s > max(x[1] for x in v[: i + 1] if x[2]):
-                end = max(x[1] for x in v[:i] if x[0] >= start)
+        ctas, start, store, end, stores_end = [], v[0][0], None, 0, 0
+        for s, e, is_store in v:
+            # The CTA ends where a span starts after its stores (and every store so far).
+            if store is not None and not is_store and s > stores_end:
                 ctas.append((start, store, end))
-                start, store = s, None
+                start, store, end = s, None, 0
+            if is_store:
+                store = s if store is None else store
+                stores_end = max(stores_end, e)
+            end = max(end, e)
         if store is not None:
-            ctas.append((start, store, max(x[1] for x in v if x[0] >= start)))
+            ctas.append((start, store, end))
         per_sm[sm] = ctas
     return per_sm
 

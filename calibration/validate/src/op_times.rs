@@ -216,8 +216,8 @@ impl Launch for Gpu<'_> {
             raw_warp(&mut raw, r.warp, r.sm, &r.marks, |i| layout.sites[r.sites[i] as usize].op.to_string());
         }
         write(&self.dir.join(format!("{id}_gpu_cta0.csv")), &raw)?;
-        let is_store = |site: u32| layout.sites[site as usize].op.to_string().contains("store_global");
-        write(&self.dir.join(format!("{id}_gpu_ctas.csv")), &ctas_csv(&records, is_store))?;
+        let stores: Vec<bool> = layout.sites.iter().map(|site| site.op == "store_global").collect();
+        write(&self.dir.join(format!("{id}_gpu_ctas.csv")), &ctas_csv(&records, |site| stores[site as usize]))?;
         let marks: usize = records.iter().map(|r| r.marks.marks.len()).sum();
         let full = records.iter().filter(|r| r.full).count();
         let mhz = |m: Option<f64>| m.map_or("?".to_string(), |m| format!("{m:.0}"));
