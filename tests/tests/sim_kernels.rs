@@ -219,3 +219,37 @@ fn burst_and_sustained_runs_settle_at_their_own_clocks() {
     assert!((run.sustained.clock_ghz - sustained).abs() <= SETTLE_TOLERANCE * sustained);
     assert!(sustained < burst && burst <= machine.power.loaded_max_ghz.value, "{sustained} {burst}");
 }
+
+/// Each CTA starts `dispatch.cta_start_cycles` after its SM's slot frees (calibration item
+/// 27: the H200's gap between one CTA's end and the next one's first op on the same SM): two
+/// waves of a small kernel take two start-ups more than without them, and a CTA's first op
+/// on the timeline comes no earlier than its start-up.
+#[test]
+fn every_cta_pays_its_start_up_before_its_first_op() {
+    let h200 = Machine::h200();
+    let args = one_short::Args { x: Global::shape_only(&[64, 16]), fills: 4, drains: 4 };
+    let run_on = |grid: Grid, machine: &Machine, opts: &SimOptions| {
+        sim::simulate::<one_short::Kernel>(machine, grid, &args, opts).expect("runs")
+    };
+    let capacity = run_on(Grid::new(1, 1, 1), &h200, &SimOptions::default()).waves.capacity as u32;
+    let grid = Grid::new(2 * capacity, 1, 1);
+    let run = |machine: &Machine, opts: &SimOptions| run_on(grid, machine, opts);
+    let start = u64::from(h200.dispatch.cta_start_cycles.value);
+    assert!(start > 0);
+    let mut none = h200;
+    none.dispatch.cta_start_cycles.value = 0;
+    let without = run(&none, &SimOptions::default());
+    let with = run(&h200, &SimOptions::default());
+    assert_eq!(with.waves.waves, 2.0);
+    let added = with.cycles - without.cycles;
+    assert!(
+        added.abs_diff(2 * start) <= 2 * start / 10,
+        "{} cycles against {} without start-ups",
+        with.cycles,
+        without.cycles
+    );
+    let traced = run(&h200, &SimOptions::default().with_trace(TraceOptions::default()));
+    let trace = traced.trace.expect("traced");
+    let first = trace.events.iter().filter(|e| matches!(e.track, Track::Warp { .. })).map(|e| e.start).min();
+    assert!(first.is_some_and(|t| t >= start), "first warp span at {first:?}, start-up {start}");
+}

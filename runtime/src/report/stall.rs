@@ -68,7 +68,8 @@ pub enum StallReason {
     LgThrottle,
     /// Waiting at a named barrier (`bar.sync`).
     Barrier,
-    /// Nothing to issue although the role has not finished.
+    /// Nothing to issue although the role has not finished (a CTA's start-up included:
+    /// `dispatch.cta_start_cycles`).
     NoInstruction,
 }
 

@@ -1,8 +1,9 @@
 //! NVIDIA B200: the Blackwell machine description, with the sources of its numbers.
 
 use super::{
-    Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power, RegisterFile,
-    ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, TensorMemory, Tma, h100,
+    Clocks, Clusters, Dispatch, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, Power,
+    RegisterFile, ResidencyLimits, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference,
+    TensorMemory, Tma, h100,
 };
 
 /// Source strings shared by several B200 parameters.
@@ -277,6 +278,12 @@ impl Machine {
                 named_barrier_cycles: Param::new(
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",
+                ),
+            },
+            dispatch: Dispatch {
+                cta_start_cycles: Param::new(
+                    0,
+                    "no B200 figure; not charged, as this description's barrier latencies are placeholders too (the H200 measures 480 cycles, calibration/README.md Item 27); to be calibrated: calibration/README.md",
                 ),
             },
             clusters: Clusters {

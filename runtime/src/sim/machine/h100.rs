@@ -1,8 +1,9 @@
 //! NVIDIA H100 SXM5: the Hopper machine description, with the sources of its numbers.
 
 use super::{
-    Clocks, Clusters, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes, RegisterFile,
-    ResidencyLimits, SchedulerPolicy, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore, TensorInterference, Tma,
+    Clocks, Clusters, Dispatch, Hbm, Issue, L1, L2, Machine, MmaIssue, MmaLatencyRule, Param, Pipe, Pipes,
+    RegisterFile, ResidencyLimits, SchedulerPolicy, SetMaxNReg, SharedMemory, Spread, Sync, TensorCore,
+    TensorInterference, Tma,
 };
 
 /// The H200's measured L2-hit spread (`l2_hit_latency` in calibration/results/h200.json).
@@ -349,6 +350,12 @@ impl Machine {
                 named_barrier_cycles: Param::new(
                     39,
                     "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
+                ),
+            },
+            dispatch: Dispatch {
+                cta_start_cycles: Param::new(
+                    480,
+                    "measured: between a CTA's last warp's end and the next CTA's first op on the same SM the H200 waits 882 / 847 / 848 cycles (median over the SMs, after waves 0 / 1 / 2) in ws_gemm 128x128, 2 stages, 8192^3 (#0, calibration set), whose epilogue stores do not contend; the model without this cost waits 370 / 369 / 365 (its stores draining), so 480 (the deltas 512 / 478 / 483 rounded); calibration/README.md Item 27, results/epilogue_waves/ (H200, same GH100 SM)",
                 ),
             },
             clusters: Clusters {

@@ -533,6 +533,16 @@ parameters! {
 }
 
 parameters! {
+    /// How CTAs come to run on an SM.
+    pub struct Dispatch {
+        /// Cycles from a CTA slot's freeing (or the launch, for the first CTAs) until the
+        /// new CTA's warps issue their first op: the block scheduler's dispatch and the
+        /// kernel's prologue before its first op (parameters, barrier set-up).
+        pub cta_start_cycles: Param<u32>,
+    }
+}
+
+parameters! {
     /// Thread-block clusters ([`warpspec_hw::ClusterShape`]): where they may run and what
     /// talking across the CTAs of one costs.
     pub struct Clusters {
@@ -629,6 +639,8 @@ parameters! {
         pub hbm: Hbm,
         /// Synchronisation latencies.
         pub sync: Sync,
+        /// CTA dispatch.
+        pub dispatch: Dispatch,
         /// Thread-block clusters.
         pub clusters: Clusters,
         /// Board power and the sustained SM clock.

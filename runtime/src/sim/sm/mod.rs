@@ -202,6 +202,8 @@ pub(crate) enum EventKind {
     RemoteArrive { resident: u32, generation: u32, barrier: BarrierSlot },
     /// A use of `barrier.cluster` has completed: the CTA's waiters resume.
     ClusterRelease { resident: u32, generation: u32 },
+    /// A launched CTA's start-up ([`Timing::cta_start`]) is over: its roles begin.
+    Start { resident: u32, generation: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -380,7 +382,17 @@ impl Sm {
             self.gates[base + w] = Gate::idle(t);
             self.smsps[smsp as usize].warps.push((base + w) as u32);
         }
-        for i in 0..shape.instances.len() {
+        if env.timing.cta_start > 0 {
+            let generation = self.residents[resident].generation;
+            self.push_event(t + env.timing.cta_start, EventKind::Start { resident: resident as u32, generation });
+            return Ok(());
+        }
+        self.begin(resident, t, env, driver)
+    }
+
+    /// Runs every role instance of the CTA at `resident` to its first wait.
+    fn begin(&mut self, resident: usize, t: u64, env: &Env<'_>, driver: &mut dyn Driver) -> Result<(), SimError> {
+        for i in 0..env.shape.instances.len() {
             self.resume(resident, i, false, t, env, driver)?;
         }
         Ok(())
@@ -527,6 +539,12 @@ impl Sm {
                 let s = &mut self.residents[resident as usize];
                 if s.generation == generation && s.active && s.mbar(barrier).bar.arrive(0) {
                     self.phase_completed(resident as usize, barrier, t, env.timing.mbarrier_wake);
+                }
+            }
+            EventKind::Start { resident, generation } => {
+                let s = &self.residents[resident as usize];
+                if s.generation == generation && s.active {
+                    self.begin(resident as usize, t, env, driver)?;
                 }
             }
             EventKind::ClusterRelease { resident, generation } => {
