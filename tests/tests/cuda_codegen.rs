@@ -232,7 +232,7 @@ fn copies_free_builds_compile_within_their_budget_and_differ() {
 /// compile within the same register budget; the plain rendering has none of it.
 #[test]
 fn timestamped_kernels_mark_every_op_and_compile_within_their_budget() {
-    let spec = codegen::TimestampSpec { ctas: 132, capacity: 4094 };
+    let spec = codegen::TimestampSpec { ctas: 132, capacity: 4093 };
     let kernels = [
         ws_gemm::Kernel::ir(),
         t::flat_128x256_p4::Kernel::ir(),
@@ -271,7 +271,7 @@ fn timestamped_kernels_mark_every_op_and_compile_within_their_budget() {
         assert_eq!(g.resource_budget().max_registers, plain.resource_budget().max_registers, "{}", k.name);
         generated.push(g);
     }
-    for bad in [codegen::TimestampSpec { ctas: 0, capacity: 30 }, codegen::TimestampSpec { ctas: 1, capacity: 4095 }] {
+    for bad in [codegen::TimestampSpec { ctas: 0, capacity: 30 }, codegen::TimestampSpec { ctas: 1, capacity: 4094 }] {
         let e = codegen::generate_timestamped(ws_gemm::Kernel::ir(), bad).expect_err("a bad spec");
         assert!(e.to_string().contains("power of two"), "{e}");
     }

@@ -11,7 +11,8 @@
 //! - `ID_model_cta0.csv`: the same of the model's first CTA on SM 0, one mark where a warp
 //!   enters a line (as the GPU's: one per op visit);
 //! - `ID_gpu_ctas.csv`: per recorded CTA, its SM and the cycles (its SM's `clock64`) of its
-//!   first mark, of its first warp's entry into a `store_global` and of its last warp's end:
+//!   first mark, of its first warp's entry into a `store_global` and of its last warp's end,
+//!   and the global timer (ns) at that end, which puts every SM's cycles on one time base:
 //!   how far apart the CTAs of one wave reach their epilogues;
 //! - `ID_gpu.txt`: the plain and the timestamped kernel's time, marks kept, rows full;
 //! - `ID_compare.txt`: [`OpTimes::compare`].
@@ -37,7 +38,7 @@ use crate::split::{Config, Work};
 use crate::table::Table;
 
 /// Marks per warp on the GPU: room for a 8192-deep K loop's ops.
-pub const CAPACITY: u32 = 16382;
+pub const CAPACITY: u32 = 16381;
 
 /// Recording `ctas` CTAs (the first wave of a one-CTA-per-SM kernel: 132).
 pub fn spec(ctas: u32) -> TimestampSpec {
@@ -113,17 +114,19 @@ fn raw_warp(out: &mut String, warp: u32, sm: u32, w: &WarpMarks, op: impl Fn(usi
 }
 
 /// One CTA's span in a GPU record: its SM, its warps' first mark, their first mark at a
-/// store, their last end.
+/// store, their last end and the global timer then.
 #[derive(Default)]
 struct CtaSpan {
     sm: u32,
     start: Option<u64>,
     store: Option<u64>,
     end: Option<u64>,
+    end_ns: Option<u64>,
 }
 
-/// Per CTA of `records`: `cta,sm,start,store,end` (its first mark, its warps' first mark at
-/// an op `is_store` names, its warps' last end; empty where there is none).
+/// Per CTA of `records`: `cta,sm,start,store,end,end_ns` (its first mark, its warps' first
+/// mark at an op `is_store` names, its warps' last end and the global timer read right after
+/// it; empty where there is none).
 fn ctas_csv(records: &[WarpRecord], is_store: impl Fn(u32) -> bool) -> String {
     let mut ctas: BTreeMap<u32, CtaSpan> = BTreeMap::new();
     let min = |a: Option<u64>, b: Option<u64>| a.into_iter().chain(b).min();
@@ -133,12 +136,15 @@ fn ctas_csv(records: &[WarpRecord], is_store: impl Fn(u32) -> bool) -> String {
         let store = r.marks.marks.iter().zip(&r.sites).find(|&(_, &site)| is_store(site)).map(|(&(_, cycle), _)| cycle);
         c.start = min(c.start, first);
         c.store = min(c.store, store);
-        c.end = c.end.into_iter().chain(r.marks.end).max();
+        if let Some(end) = r.marks.end.filter(|&e| c.end.is_none_or(|last| e > last)) {
+            (c.end, c.end_ns) = (Some(end), Some(r.end_ns));
+        }
     }
     let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
-    let mut out = String::from("cta,sm,start,store,end\n");
+    let mut out = String::from("cta,sm,start,store,end,end_ns\n");
     for (cta, c) in ctas {
-        let _ = writeln!(out, "{cta},{},{},{},{}", c.sm, cell(c.start), cell(c.store), cell(c.end));
+        let (start, store, end, end_ns) = (cell(c.start), cell(c.store), cell(c.end), cell(c.end_ns));
+        let _ = writeln!(out, "{cta},{},{start},{store},{end},{end_ns}", c.sm);
     }
     out
 }
@@ -367,11 +373,12 @@ mod tests {
 
     #[test]
     fn a_cta_spans_its_warps_first_mark_first_store_and_last_end() {
-        let warp = |cta, warp, marks: Vec<(u32, u64)>, sites, end| WarpRecord {
+        let warp = |cta, warp, marks: Vec<(u32, u64)>, sites, end: Option<u64>| WarpRecord {
             cta,
             warp,
             sm: 7 + cta,
             full: false,
+            end_ns: end.map_or(0, |e| 5000 + e / 2),
             marks: WarpMarks { role: "worker".into(), of_instance: warp, marks, end },
             sites,
         };
@@ -382,7 +389,7 @@ mod tests {
             warp(1, 0, vec![(10, 120)], vec![0], None),
         ];
         let csv = ctas_csv(&records, |site| site == 2);
-        assert_eq!(csv, "cta,sm,start,store,end\n0,7,90,450,950\n1,8,120,,\n");
+        assert_eq!(csv, "cta,sm,start,store,end,end_ns\n0,7,90,450,950,5475\n1,8,120,,,\n");
     }
 
     #[test]

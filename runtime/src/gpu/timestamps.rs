@@ -20,6 +20,9 @@ pub struct WarpRecord {
     /// Its role, warp within the instance, `(line, cycle)` marks and the cycle its role
     /// returned.
     pub marks: WarpMarks,
+    /// The GPU's global timer (`%globaltimer`, ns) read right after the end cycle: one time
+    /// base for every SM, whose cycle counters differ by offsets.
+    pub end_ns: u64,
     /// The site number of each mark (an index into [`TimestampLayout::sites`]).
     pub sites: Vec<u32>,
 }
@@ -78,14 +81,14 @@ pub fn decode(
     let mut out = Vec::new();
     for (index, row) in words.chunks_exact(spec.row() as usize).enumerate() {
         let (cta, warp) = ((index / layout.warps as usize) as u32, (index % layout.warps as usize) as u32);
-        let (header, end) = (row[0], row[1]);
+        let (header, end, end_ns) = (row[0], row[1], row[2]);
         let Some(role) = roles.iter().find(|r| warp >= r.base_warp && warp < r.base_warp + r.warps) else { continue };
         if header == 0 && end == 0 {
             continue;
         }
         let kept = ((header & 0xFFFF_FFFF) as u32).min(spec.capacity) as usize;
         let (mut marks, mut sites) = (Vec::with_capacity(kept), Vec::with_capacity(kept));
-        for &word in &row[2..2 + kept] {
+        for &word in &row[3..3 + kept] {
             let (site, clock) = ((word >> 32) as u32, word as u32);
             let Some(s) = layout.sites.get(site as usize) else {
                 return Err(TimestampError::Site { cta, warp, site, sites: layout.sites.len() });
@@ -99,6 +102,7 @@ pub fn decode(
             warp,
             sm: (header >> 32) as u32,
             full: kept == spec.capacity as usize,
+            end_ns,
             marks: WarpMarks { role: role.name.clone(), of_instance, marks, end: Some(end) },
             sites,
         });
@@ -131,16 +135,17 @@ mod tests {
     fn a_warps_row_decodes_to_its_sm_sites_and_cycles_unwrapped_from_its_end() {
         let (layout, roles) = layout();
         // Warp 0 runs no role; warp 1 filled its row of 2 marks on SM 7, its 32-bit clock
-        // wrapping between the second mark and the end at 2^32 + 100.
+        // wrapping between the second mark and the end at 2^32 + 100, the global timer then
+        // at 123456 ns.
         let end = (1u64 << 32) + 100;
-        let words = [0, 0, 0, 0, (7 << 32) | 2, end, mark(0, u32::MAX - 999), mark(1, u32::MAX - 99)];
+        let words = [0, 0, 0, 0, 0, (7 << 32) | 2, end, 123_456, mark(0, u32::MAX - 999), mark(1, u32::MAX - 99)];
         let records = decode(&layout, &roles, &words).unwrap();
         assert_eq!(records.len(), 1);
         let r = &records[0];
-        assert_eq!((r.cta, r.warp, r.sm, r.full), (0, 1, 7, true));
+        assert_eq!((r.cta, r.warp, r.sm, r.full, r.end_ns), (0, 1, 7, true, 123_456));
         assert_eq!(r.marks.marks, vec![(40, end - 1100), (41, end - 200)]);
         assert_eq!((r.sites.clone(), r.marks.end, r.marks.role.as_str()), (vec![0, 1], Some(end), "consumer"));
-        let words = [0, 0, 0, 0, (7 << 32) | 1, 5000, mark(1, 4000), 0];
+        let words = [0, 0, 0, 0, 0, (7 << 32) | 1, 5000, 9, mark(1, 4000), 0];
         let r = &decode(&layout, &roles, &words).unwrap()[0];
         assert_eq!((r.marks.marks.clone(), r.full), (vec![(41, 4000)], false));
     }
@@ -148,8 +153,8 @@ mod tests {
     #[test]
     fn a_wrong_size_or_an_unknown_site_is_an_error() {
         let (layout, roles) = layout();
-        assert!(matches!(decode(&layout, &roles, &[0; 5]), Err(TimestampError::Size { got: 5, want: 8 })));
-        let words = [0, 0, 0, 0, 1, 10, mark(9, 0), 0];
+        assert!(matches!(decode(&layout, &roles, &[0; 8]), Err(TimestampError::Size { got: 8, want: 10 })));
+        let words = [0, 0, 0, 0, 0, 1, 10, 0, mark(9, 0), 0];
         let e = decode(&layout, &roles, &words).unwrap_err();
         assert!(e.to_string().contains("site 9"), "{e}");
     }

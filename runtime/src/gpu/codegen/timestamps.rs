@@ -22,23 +22,24 @@ use super::error::{Unsupported, unsupported};
 pub struct TimestampSpec {
     /// CTAs that record: the first `ctas` of the grid, by linear block index.
     pub ctas: u32,
-    /// Marks each warp keeps; two less than a power of two (a warp's row is a header, its
-    /// end clock and its marks). A warp stops recording when its row is full.
+    /// Marks each warp keeps; three less than a power of two (a warp's row is a header, its
+    /// end clock, the global timer at its end and its marks). A warp stops recording when its
+    /// row is full.
     pub capacity: u32,
 }
 
 impl TimestampSpec {
     /// Words of one warp's row.
     pub fn row(&self) -> u32 {
-        self.capacity + 2
+        self.capacity + 3
     }
 
     /// Why the spec cannot be rendered for `warps` warps per CTA, if it cannot.
     pub fn check(&self, warps: u32) -> Result<(), String> {
         if self.ctas == 0 || self.capacity == 0 || !self.row().is_power_of_two() {
             return Err(format!(
-                "timestamps need at least one CTA and a capacity two less than a power of two (a row \
-                 of a header, the end clock and the marks), not {self:?}"
+                "timestamps need at least one CTA and a capacity three less than a power of two (a \
+                 row of a header, the end clock, the end's global time and the marks), not {self:?}"
             ));
         }
         if self.words(warps) >= u32::MAX as usize {
