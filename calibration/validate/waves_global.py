@@ -25,10 +25,7 @@ import csv
 import statistics
 import sys
 
-
-def quantile(values, p):
-    s = sorted(values)
-    return s[int(p * (len(s) - 1))]
+from epilogue_waves import quantile
 
 
 def ctas_by_sm(path):
