@@ -374,6 +374,56 @@ mod tests {
     }
 
     #[test]
+    fn the_last_warp_to_arrive_passes_its_bar_sync_before_the_waiters_resume() {
+        // The same work after the barrier, on the warp that arrived last or on one that waited.
+        let after = |on_last: bool| {
+            let tail = |here: bool| if here { vec![exec(ExecPipe::Fma, 50, Dep::Chain)] } else { Vec::new() };
+            let mut slow = vec![exec(ExecPipe::Fma, 100, Dep::Chain), Instr::Wait(Wait::NamedSync { barrier: 0 })];
+            slow.extend(tail(on_last));
+            let mut fast = vec![Instr::Wait(Wait::NamedSync { barrier: 0 })];
+            fast.extend(tail(!on_last));
+            let kernel = MicroKernel {
+                named_barriers: vec![64],
+                ..MicroKernel::new(vec![warp("slow", slow), warp("fast", fast)])
+            };
+            run(&kernel).cycles
+        };
+        let sync = &h100().sync;
+        let (waiters, last) = (sync.named_barrier_cycles.value, sync.named_barrier_last_arrival_cycles.value);
+        assert!(last < waiters, "{last} / {waiters}");
+        assert_eq!(after(false) - after(true), u64::from(waiters - last));
+    }
+
+    /// Calibration item 29's loop (`results/bar_last/bar_last.csv`): four late warps run `w`
+    /// dependent ALU instructions, then all eight meet at a `bar.sync`. The late warpgroup,
+    /// arriving last, pays 22.2-22.5 cycles a pass for the barrier on the H200 when two
+    /// independent instructions and a branch follow it (the trade-off GEMM's shape).
+    #[test]
+    fn a_late_warpgroup_pays_its_bar_sync_what_the_h200_measured() {
+        const PASSES: usize = 64;
+        let per_pass = |w: u32, sync: bool| {
+            let step = |chain: bool| {
+                let mut step = Vec::new();
+                if chain {
+                    step.push(exec(ExecPipe::Alu, w, Dep::Chain));
+                }
+                if sync {
+                    step.push(Instr::Wait(Wait::NamedSync { barrier: 0 }));
+                }
+                step
+            };
+            let late = MicroInstance { name: "late", warps: 4, program: step(true).repeat(PASSES) };
+            let early = MicroInstance { name: "early", warps: 4, program: step(false).repeat(PASSES) };
+            let kernel = MicroKernel { named_barriers: vec![256], ..MicroKernel::new(vec![late, early]) };
+            run(&kernel).cycles as f64 / PASSES as f64
+        };
+        for w in [32, 64, 128] {
+            let cost = per_pass(w, true) - per_pass(w, false);
+            assert!((20.0..=25.0).contains(&cost), "w = {w}: {cost:.1} cycles a pass");
+        }
+    }
+
+    #[test]
     fn warps_hide_each_others_global_load_latency() {
         // Each warp: one L2 load, then 32 dependent-on-it FFMAs. More warps, more overlap.
         let program =

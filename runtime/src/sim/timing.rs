@@ -158,6 +158,8 @@ pub struct Timing {
     pub mbarrier_passed_wait: u64,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
     pub named_barrier: u64,
+    /// The last warp to arrive at a `bar.sync` passing it, cycles after its arrival.
+    pub named_barrier_last_arrival: u64,
     /// A CTA slot freeing (or the launch) to the new CTA's first op, cycles.
     pub cta_start: u64,
     /// An arrival on a peer CTA's mbarrier to its counting there, cycles.
@@ -256,6 +258,7 @@ impl Timing {
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
             mbarrier_passed_wait: u64::from(machine.sync.mbarrier_passed_wait_cycles.value),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
+            named_barrier_last_arrival: u64::from(machine.sync.named_barrier_last_arrival_cycles.value),
             cta_start: u64::from(machine.dispatch.cta_start_cycles.value),
             remote_arrive: u64::from(machine.clusters.remote_arrive_cycles.value).max(1),
             cluster_barrier: u64::from(machine.clusters.cluster_barrier_cycles.value).max(1),

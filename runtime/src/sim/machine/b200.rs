@@ -279,6 +279,10 @@ impl Machine {
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",
                 ),
+                named_barrier_last_arrival_cycles: Param::new(
+                    20,
+                    "no published number; the placeholder of named_barrier_cycles (the last arrival not told apart), to be calibrated: calibration/README.md",
+                ),
             },
             dispatch: Dispatch {
                 cta_start_cycles: Param::new(

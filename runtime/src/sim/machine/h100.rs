@@ -351,6 +351,10 @@ impl Machine {
                     39,
                     "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",
                 ),
+                named_barrier_last_arrival_cycles: Param::new(
+                    22,
+                    "measured: a loop with bar.sync 1, 256 takes the warps that arrive last, W x 4 cycles after the other six or four, 22.2-22.5 cycles more a pass than without it when two independent instructions and a branch follow the barrier (four late warps, the trade-off GEMM's loading warpgroup; 16.1-16.4 with one late warp), 18.7-29.5 when an mbarrier try_wait follows it four instructions later (FA3's shape; one late warp 21.4-30.7), 0.7-2.5 when a shared load does; its waiters resume after 39 (named_barrier_cycles); calibration/README.md Item 29, results/bar_last/ (H200, same GH100 SM)",
+                ),
             },
             dispatch: Dispatch {
                 cta_start_cycles: Param::new(

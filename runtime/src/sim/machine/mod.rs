@@ -529,6 +529,10 @@ parameters! {
         pub mbarrier_passed_wait_cycles: Param<u32>,
         /// Cycles from the last warp arriving at a named barrier (`bar.sync`) until waiters resume.
         pub named_barrier_cycles: Param<u32>,
+        /// Cycles the last warp to arrive at a named barrier's `bar.sync` takes to pass it
+        /// (`BAR.SYNC.DEFER_BLOCKING`: it goes on issuing until an instruction that must wait
+        /// for the release).
+        pub named_barrier_last_arrival_cycles: Param<u32>,
     }
 }
 

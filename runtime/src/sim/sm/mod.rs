@@ -45,7 +45,9 @@
 //! `sync.mbarrier_wake_cycles` after the completing arrival or transaction, and a warp whose
 //! wait finds its phase already completed passes `sync.mbarrier_passed_wait_cycles` after it
 //! began (the `try_wait`'s return). A named barrier releases its waiters
-//! `sync.named_barrier_cycles` after the last warp arrives. A wait is an instruction: testing
+//! `sync.named_barrier_cycles` after the last warp arrives, and the last warp itself (with
+//! any that arrived less than the difference of the two before it, still issuing past their
+//! `bar.sync`) `sync.named_barrier_last_arrival_cycles` after its arrival. A wait is an instruction: testing
 //! it takes an issue cycle; a warp whose wait cannot pass sleeps until the object it waits on
 //! changes.
 

@@ -31,18 +31,33 @@ impl MBar {
     }
 }
 
-/// A named barrier, when its latest use released its waiters, and who waits on it.
+/// A named barrier, when its latest use released its waiters, and who waits on it since when.
 #[derive(Debug)]
 pub(super) struct NamedState {
     bar: NamedBarrier,
+    /// When the waiters of the latest completed use resume.
     released_at: u64,
-    waiters: Vec<u32>,
+    /// The latest completed use, when the warps that arrived last pass it, and which.
+    last: (u64, u64, Vec<u32>),
+    /// Each waiter of the current use and its arrival.
+    waiters: Vec<(u32, u64)>,
 }
 
 impl NamedState {
     /// A named barrier whose uses complete after `threads` threads.
     pub fn new(threads: u32) -> Self {
-        NamedState { bar: NamedBarrier::new(threads), released_at: 0, waiters: Vec::new() }
+        NamedState {
+            bar: NamedBarrier::new(threads),
+            released_at: 0,
+            last: (u64::MAX, 0, Vec::new()),
+            waiters: Vec::new(),
+        }
+    }
+
+    /// When warp `w`, which joined use `generation`, passes it (once completed).
+    fn passes_at(&self, w: u32, generation: u64) -> u64 {
+        let (of, at, warps) = &self.last;
+        if *of == generation && warps.contains(&w) { *at } else { self.released_at }
     }
 }
 
@@ -118,17 +133,33 @@ impl Sm {
     }
 
     /// `threads` of warp `w` arrive on named barrier `barrier` at `t`; a completed use
-    /// releases its waiters `sync.named_barrier_cycles` later. An arrival past the barrier's
-    /// count is not counted (undefined on hardware; the emulator's sanitizer reports it).
-    fn named_arrival(&mut self, w: usize, barrier: u16, t: u64, env: &Env<'_>) -> NamedArrival {
+    /// releases its waiters `sync.named_barrier_cycles` later, except those that arrived so
+    /// shortly before that they were still issuing past their `bar.sync` (less than the
+    /// difference to `sync.named_barrier_last_arrival_cycles`): they pass with the last
+    /// arrival, `sync.named_barrier_last_arrival_cycles` after it, as does a completing
+    /// `bar.sync` itself. An arrival past the barrier's count is not counted (undefined on
+    /// hardware; the emulator's sanitizer reports it).
+    fn named_arrival(&mut self, w: usize, barrier: u16, t: u64, syncs: bool, env: &Env<'_>) -> NamedArrival {
         let resident = self.warps[w].resident as usize;
         let named = &mut self.residents[resident].named[barrier as usize];
         let arrival = named.bar.arrive(env.timing.warp_size);
-        if let NamedArrival::Completed { .. } = arrival {
-            named.released_at = t + env.timing.named_barrier;
-            let released = named.released_at;
-            for x in std::mem::take(&mut named.waiters) {
-                self.wake(x as usize, released);
+        if let NamedArrival::Completed { generation } = arrival {
+            let (release, last) =
+                (env.timing.named_barrier, env.timing.named_barrier_last_arrival.min(env.timing.named_barrier));
+            named.released_at = t + release;
+            let mut with_last: Vec<u32> = if syncs { vec![w as u32] } else { Vec::new() };
+            let mut wakes = Vec::new();
+            for (x, arrived) in std::mem::take(&mut named.waiters) {
+                if t - arrived < release - last {
+                    with_last.push(x);
+                    wakes.push((x, t + last));
+                } else {
+                    wakes.push((x, t + release));
+                }
+            }
+            named.last = (generation, t + last, with_last);
+            for (x, at) in wakes {
+                self.wake(x as usize, at);
             }
         }
         arrival
@@ -136,7 +167,7 @@ impl Sm {
 
     /// `bar.arrive` of warp `w` on named barrier `barrier` at `t`.
     pub(super) fn named_arrive(&mut self, w: usize, barrier: u16, t: u64, env: &Env<'_>) {
-        self.named_arrival(w, barrier, t, env);
+        self.named_arrival(w, barrier, t, false, env);
     }
 
     /// Tests the wait at the head of warp `w` at cycle `t`.
@@ -180,17 +211,16 @@ impl Sm {
             }
             Wait::NamedSync { barrier } => {
                 if first {
-                    let arrival = self.named_arrival(w, barrier, t, env);
+                    let arrival = self.named_arrival(w, barrier, t, true, env);
                     self.warps[w].named_generation = arrival.generation();
-                    if let NamedArrival::Completed { .. } = arrival {
-                        return WaitTest::Until(self.residents[resident].named[barrier as usize].released_at);
-                    }
                 }
                 let named = &mut self.residents[resident].named[barrier as usize];
-                if named.bar.completed(self.warps[w].named_generation) {
-                    if named.released_at <= t { WaitTest::Pass } else { WaitTest::Until(named.released_at) }
+                let generation = self.warps[w].named_generation;
+                if named.bar.completed(generation) {
+                    let at = named.passes_at(w as u32, generation);
+                    if at <= t { WaitTest::Pass } else { WaitTest::Until(at) }
                 } else {
-                    named.waiters.push(w as u32);
+                    named.waiters.push((w as u32, t));
                     WaitTest::Blocked
                 }
             }
