@@ -5,9 +5,10 @@
 //! and a pair of which warpgroup 0 also does other work every k-step (a non-specialized
 //! GEMM's refill), with and without a `bar.sync` of both between k-steps (item 21,
 //! `calibration/results/wgmma_skew/wgmma_skew.csv`). Once that work is longer than the
-//! partner's group, the model with the `bar.sync` is 3.5-8.3% slower than the H200
-//! (`BAR.SYNC.DEFER_BLOCKING` lets the H200's spin run under the barrier's release;
-//! calibration/README.md, item 21): those rows are in the table there, not asserted here.
+//! partner's group, the model with the `bar.sync` is 2.1-4.9% slower than the H200
+//! (`BAR.SYNC.DEFER_BLOCKING` lets the H200's clock-counting spin run under the barrier's
+//! release, where the model's fixed work cannot; calibration/README.md, items 21 and 29):
+//! those rows are in the table there, not asserted here.
 
 use warpspec::Grid;
 use warpspec::prelude::*;
