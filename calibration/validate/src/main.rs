@@ -20,6 +20,7 @@ mod report;
 mod split;
 mod svg;
 mod table;
+mod tma_ring;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -94,6 +95,10 @@ enum Command {
         /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`).
         #[arg(long)]
         wgmma_descriptors_before_each: bool,
+        /// Predict with a hit on a tile whose lines an earlier load is still filling from HBM
+        /// waiting for them (`l2.hit_waits_for_fill`).
+        #[arg(long)]
+        l2_hit_waits_for_fill: bool,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -143,6 +148,16 @@ enum Command {
         /// With --gpu: record the first this many CTAs of each launch.
         #[arg(long, default_value_t = 132)]
         record_ctas: u32,
+    },
+    /// Calibration item 16's TMA ring (one 48 KB stage a CTA, 132 CTAs) on the model: each
+    /// stage's latency from the producer's last box to the consumer past its wait.
+    TmaRing {
+        /// Cycles the consumer holds each stage, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "0,512,1024,2048")]
+        holds: Vec<usize>,
+        /// With `l2.hit_waits_for_fill` on.
+        #[arg(long)]
+        l2_hit_waits_for_fill: bool,
     },
     /// Fit the power model's coefficients on the calibration rows.
     Fit {
@@ -235,6 +250,7 @@ fn run(args: Args) -> Result<(), String> {
             l2_coalescing_window,
             mbarrier_passed_wait_cycles,
             wgmma_descriptors_before_each,
+            l2_hit_waits_for_fill,
             copies_free,
             reports,
             trace_ctas,
@@ -270,8 +286,12 @@ fn run(args: Args) -> Result<(), String> {
                     settle: clock_ghz.is_none(),
                     copies_free,
                 };
-                let overrides =
-                    Overrides { l2_coalescing_window, mbarrier_passed_wait_cycles, wgmma_descriptors_before_each };
+                let overrides = Overrides {
+                    l2_coalescing_window,
+                    mbarrier_passed_wait_cycles,
+                    wgmma_descriptors_before_each,
+                    l2_hit_waits_for_fill,
+                };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
             if let Some(dir) = gpu {
@@ -287,6 +307,7 @@ fn run(args: Args) -> Result<(), String> {
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
+        Command::TmaRing { holds, l2_hit_waits_for_fill } => tma_ring::run(&holds, l2_hit_waits_for_fill),
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
@@ -325,6 +346,7 @@ struct Overrides {
     l2_coalescing_window: Option<u32>,
     mbarrier_passed_wait_cycles: Option<u32>,
     wgmma_descriptors_before_each: bool,
+    l2_hit_waits_for_fill: bool,
 }
 
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes
@@ -348,6 +370,7 @@ fn predict_all(
     {
         descriptors_before_each.value |= overrides.wgmma_descriptors_before_each;
     }
+    machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

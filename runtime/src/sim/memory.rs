@@ -51,7 +51,8 @@
 //! contents by partition (`super::l2_content`): it hits in the SM's own partition (the L2's
 //! latency), hits in the other across the fabric for the lines homed there (`l2.far_hit_latency_cycles`),
 //! or misses for some of its lines, which then also go through HBM (bandwidth for the bytes
-//! missed, and latency). Loads that name no tile count as hits. Stores write through L2 into
+//! missed, and latency); with `l2.hit_waits_for_fill`, a hit on a tile whose miss is not yet
+//! back waits for it. Loads that name no tile count as hits. Stores write through L2 into
 //! their home partitions and are charged to HBM bandwidth as the eventual write-back.
 
 use std::collections::HashMap;
@@ -177,6 +178,10 @@ pub(crate) struct MemorySystem {
     /// Per tile, the cycle its latest load that reached the slices was asked for, and the
     /// cycle that load's data is back.
     last_asked: HashMap<GlobalTile, (f64, f64)>,
+    /// Per tile, the cycle the data of its latest miss is back: a hit on the tile before then
+    /// finds its lines still being filled from HBM and waits for them (kept only with
+    /// `l2.hit_waits_for_fill`).
+    filling: Option<HashMap<GlobalTile, f64>>,
     /// Per SM, the cycle its last TMA load outstanding lands.
     landing: Vec<f64>,
     /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
@@ -208,6 +213,7 @@ impl MemorySystem {
             coalesced_bytes: 0,
             window: timing.l2_coalescing_window,
             last_asked: HashMap::new(),
+            filling: timing.l2_hit_waits_for_fill.then(HashMap::new),
             landing: vec![0.0; sms],
             write_rate: timing.l2_write_bytes_per_clk,
             sector_write_rate: timing.l2_sector_write_bytes_per_clk,
@@ -308,12 +314,17 @@ impl MemorySystem {
                 if source == Source::Far {
                     self.far_hits += 1;
                 }
-                l2_done + latency
+                let filled = key.zip(self.filling.as_ref()).and_then(|(k, f)| f.get(&k)).copied().unwrap_or(0.0);
+                (l2_done + latency).max(filled)
             }
             Source::Hbm => {
                 self.misses += 1;
                 let hbm_done = self.hbm.serve(t, from_hbm);
-                l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread)
+                let back = l2_done.max(hbm_done) + self.draw(self.hbm_latency, self.hbm_spread);
+                if let (Some(k), Some(filling)) = (key, self.filling.as_mut()) {
+                    filling.insert(k, back);
+                }
+                back
             }
         };
         if let Some(k) = key.filter(|_| coalescing) {
@@ -424,5 +435,34 @@ mod tests {
             plain.load(0, 0.0, 8192, tile(origin), false, Access::Bulk);
         }
         assert_eq!((plain.l2.bytes, plain.coalesced), (3 * 8192, 0));
+    }
+
+    #[test]
+    fn with_the_fill_wait_a_hit_on_a_tile_still_filling_comes_back_with_its_fill() {
+        let back_of_second = |wait: bool| {
+            let mut machine = crate::sim::Machine::h200();
+            machine.l2.coalescing_window_cycles.value = 0;
+            machine.l2.hit_waits_for_fill.value = wait;
+            let mut mem = MemorySystem::new(&Timing::new(&machine, 1.0), 4, 0);
+            let tile = Some(GlobalTile { tensor: 1, origin: 7 });
+            let (first, hit) = mem.load(0, 0.0, 8192, tile, false, Access::Bulk);
+            assert!(!hit, "the first load misses");
+            // SM 2 shares SM 0's partition: its load of the same tile hits there.
+            let (second, hit) = mem.load(2, 100.0, 8192, tile, false, Access::Bulk);
+            assert!(hit);
+            (first, second)
+        };
+        let (first, early) = back_of_second(false);
+        assert!(early < first, "without the wait the hit returns before the miss: {early} / {first}");
+        let (first, waited) = back_of_second(true);
+        assert_eq!(waited, first, "with it the hit returns with the fill");
+        // Once the fill is back, a hit takes the L2's latency again.
+        let mut machine = crate::sim::Machine::h200();
+        machine.l2.hit_waits_for_fill.value = true;
+        let mut mem = MemorySystem::new(&Timing::new(&machine, 1.0), 4, 0);
+        let tile = Some(GlobalTile { tensor: 1, origin: 7 });
+        let (first, _) = mem.load(0, 0.0, 8192, tile, false, Access::Bulk);
+        let (later, hit) = mem.load(2, first + 1.0, 8192, tile, false, Access::Bulk);
+        assert!(hit && later - (first + 1.0) < 1000.0, "{later} / {first}");
     }
 }

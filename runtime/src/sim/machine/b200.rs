@@ -247,6 +247,10 @@ impl Machine {
                     0,
                     "not measured on a B200: no request merged, as before the H200's counters showed the coalescer",
                 ),
+                hit_waits_for_fill: Param::new(
+                    false,
+                    "as the H100/H200 description (kept false there until every row of the H200's split is predicted with it)",
+                ),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(

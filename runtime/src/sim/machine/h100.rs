@@ -325,6 +325,10 @@ impl Machine {
                     11,
                     "fitted on the calibration set's coalescer counters (H200, same GH100 L2): Nsight Compute's L2 request coalescer merged 13.9 / 16.1 / 21.6 / 15.3% of the TMA loads' read sectors in ws_gemm 128x128 with 2 / 3 / 4 / 6 stages, 15.4 / 14.2 / 10.4% at 128x256 with 2 / 3 / 4 and 12.7 / 19.9% at 256x128 with 2 / 4 (8192^3; calibration/results/l2_coalescer/); the model's windows of 4 / 8 / 16 / 32 / 64 cycles merge 6.9 / 11.6 / 18.3 / 27.6 / 36.0% on average (the H200 15.5%), and 11 cycles is the least-squares window (4.8 points RMS; the sweep: calibration/results/l2_coalescer/window_sweep.txt). A window, not a queue: the share does not grow with the ring's depth, as merging only loads queued behind the slices did (3% at 2 stages, 29% at 6)",
                 ),
+                hit_waits_for_fill: Param::new(
+                    false,
+                    "kept false in this revision, tried on 135 rows: in calibration item 16's ring (one 48 KB stage a CTA, 132 CTAs reading an 8192^3 GEMM's tiles in launch order) the H200 sees a stage full a median 1292-1336 cycles after its last box at every hold of 0-2048 cycles (p10 1119-1167; calibration/README.md Item 16, results/tma_load/), the model without the wait 662-993 (p10 661: the tile's later readers hit at the L2's latency before its first reader's miss is back), with it 968-1243; in ws_gemm 128x256 with 2 stages at 8192^3 (#25) the wait takes the model from 967 to 1264 cycles against the same ring's 1241 with wgmma consumers. It brings the latency-bound ws_gemm rows at 4096^3 (#1, #6, #41) within -0.9 to -2.5% of their measured cycles (-5.3 to -6.5% without) but #25, #26, #28 from +0.5..+5.7% to +3.9..+9.6%, and leaves every family's mean error where it was (docs/validation.md, 'A hit waits for its lines to fill'): with the latency right, some other cost of those 2-stage rows is too long",
+                ),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),

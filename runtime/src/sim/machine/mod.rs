@@ -501,6 +501,10 @@ parameters! {
         /// that load's data, so that only the first reaches the L2's slices and counts
         /// against their bandwidth. 0: no coalescer.
         pub coalescing_window_cycles: Param<u32>,
+        /// Whether a load that hits a tile whose lines an earlier load is still filling from
+        /// HBM waits for them (its data back no sooner than the filling load's), rather than
+        /// returning at the hit latency as if they were there.
+        pub hit_waits_for_fill: Param<bool>,
     }
 }
 
