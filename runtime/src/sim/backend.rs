@@ -130,9 +130,7 @@ impl Backend for SimBackend<'_> {
             let state = self.ring(who);
             let mut lowered = self.lowered.borrow_mut();
             lowered.clear();
-            ring::before_wait(self.spec, state, &wait, &mut lowered);
-            lowered.push(Instr::Wait(wait));
-            ring::after_wait(self.spec, state, &wait, &mut lowered);
+            ring::wait(self.spec, state, wait, &mut lowered);
             let mut pending = self.pending.borrow_mut();
             pending.extend(lowered.drain(..).map(|instr| Queued { instr, site }));
             self.casts.waited(who, &wait, &mut pending);

@@ -330,6 +330,12 @@ pub enum Instr {
         /// Index into the kernel's named barriers.
         barrier: u16,
     },
+    /// `mbarrier.try_wait` issued ahead of its branch: the [`Instr::Wait`] that follows, on a
+    /// phase already completed, passes `sync.mbarrier_passed_wait_cycles` after this issue
+    /// rather than after its own test, so the instructions between run under the
+    /// `try_wait`'s latency (where ptxas schedules independent work between the two:
+    /// [`super::ring::wait`]).
+    TryWait,
     /// A blocking wait; one issue cycle each time the warp tests it.
     Wait(Wait),
 }
@@ -352,6 +358,7 @@ impl Instr {
             | Instr::ClusterArrive { .. }
             | Instr::Arrive { .. }
             | Instr::NamedArrive { .. }
+            | Instr::TryWait
             | Instr::Wait(_) => 1,
         }
     }

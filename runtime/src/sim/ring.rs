@@ -146,21 +146,38 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
     }
 }
 
-/// The bookkeeping before `wait`: an acquire's barrier address (the wait on a stage's
-/// `empty` barrier).
-pub fn before_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut Vec<Instr>) {
-    if let Wait::Parity { slot, .. } = *wait
-        && pipeline_side(spec, slot) == Some(true)
-    {
+/// A wait with its bookkeeping: an acquire's barrier address before it (the wait on a stage's
+/// `empty` barrier), the stage and phase advance after a wait on a pipeline barrier.
+///
+/// Where the ring state is per-thread, ptxas issues the `try_wait` ahead of independent
+/// instructions and branches on its result after them: in the non-specialized GEMM
+/// (`flat_128x256_p4`, `calibration/results/validate_stalls/58_sass.csv`) the acquire's
+/// `SYNCS.PHASECHK.TRANS64.TRYWAIT` at 0x2fd0 is followed by the advance's `ISETP` and `SEL`
+/// before its `@!P2 BRA`, and the full-stage wait's at 0x2ab0 by 15 instructions of the
+/// next `wgmma`'s descriptor arithmetic before its `@!P0 BRA`. The advance chain then runs
+/// under the `try_wait`'s latency ([`Instr::TryWait`]); the model's lowering has the
+/// descriptor arithmetic with the `wgmma` it belongs to, so the advance stands for the
+/// instructions there. Where the ring state is uniform (`ws_gemm`, `ws`: `0_sass.csv` at
+/// 0x710, `55_sass.csv` at 0xa00) the branch follows the `try_wait` at once and the
+/// advance runs after the wait.
+pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, out: &mut Vec<Instr>) {
+    let Wait::Parity { slot, .. } = wait else {
+        out.push(Instr::Wait(wait));
+        return;
+    };
+    let Some(empty) = pipeline_side(spec, slot) else {
+        out.push(Instr::Wait(wait));
+        return;
+    };
+    if empty {
         chain(state, state.acquire(), out);
     }
-}
-
-/// The bookkeeping after `wait`: the stage and phase advance of a wait on a pipeline barrier.
-pub fn after_wait(spec: &KernelSpec, state: RingState, wait: &Wait, out: &mut Vec<Instr>) {
-    if let Wait::Parity { slot, .. } = *wait
-        && pipeline_side(spec, slot).is_some()
-    {
+    if state == RingState::PerThread {
+        out.push(Instr::TryWait);
+        chain(state, state.advance(), out);
+        out.push(Instr::Wait(wait));
+    } else {
+        out.push(Instr::Wait(wait));
         chain(state, state.advance(), out);
     }
 }
@@ -247,9 +264,8 @@ mod tests {
         let release = Op::Arrive { slot: slot(3), tx_bytes: 0 };
         before_op(&k, RingState::of(&k, 1), &release, &mut out);
         let acquire = Wait::Parity { slot: slot(3), parity: 0 };
-        before_wait(&k, RingState::of(&k, 0), &acquire, &mut out);
-        after_wait(&k, RingState::of(&k, 0), &acquire, &mut out);
-        assert!(out.is_empty(), "{out:?}");
+        wait(&k, RingState::of(&k, 0), acquire, &mut out);
+        assert_eq!(out, [Instr::Wait(acquire)]);
     }
 
     #[test]
@@ -277,17 +293,30 @@ mod tests {
     #[test]
     fn waits_on_a_ring_advance_its_stage_and_only_a_per_thread_acquire_recomputes_its_address() {
         let k = spec(&FLAT);
-        let wait = |barrier| Wait::Parity { slot: slot(barrier), parity: 1 };
-        let mut out = Vec::new();
-        after_wait(&k, RingState::Uniform, &wait(0), &mut out);
-        after_wait(&k, RingState::PerThread, &wait(1), &mut out);
-        after_wait(&k, RingState::Uniform, &wait(2), &mut out);
-        after_wait(&k, RingState::Uniform, &Wait::Mma { pending: 0 }, &mut out);
-        assert_eq!(chains(&out), [ADVANCE_CHAIN_UNIFORM, ADVANCE_CHAIN_PER_THREAD]);
-        out.clear();
-        before_wait(&k, RingState::PerThread, &wait(1), &mut out);
-        before_wait(&k, RingState::PerThread, &wait(0), &mut out);
-        before_wait(&k, RingState::Uniform, &wait(1), &mut out);
-        assert_eq!(chains(&out), [ACQUIRE_CHAIN_PER_THREAD]);
+        let on = |barrier| Wait::Parity { slot: slot(barrier), parity: 1 };
+        let lowered = |state, w| {
+            let mut out = Vec::new();
+            wait(&k, state, w, &mut out);
+            out
+        };
+        let alu = |count| Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, elements: 1 };
+        let uniform = |count| Instr::Exec { pipe: ExecPipe::Uniform, count, dep: Dep::Chain, elements: 1 };
+        // Uniform ring state: the branch follows the try_wait, the advance follows the wait.
+        assert_eq!(lowered(RingState::Uniform, on(0)), [Instr::Wait(on(0)), uniform(ADVANCE_CHAIN_UNIFORM)]);
+        assert_eq!(lowered(RingState::Uniform, on(1)), [Instr::Wait(on(1)), uniform(ADVANCE_CHAIN_UNIFORM)]);
+        // Per-thread: the acquire computes its barrier's address first, and the advance runs
+        // between the try_wait and its branch.
+        assert_eq!(
+            lowered(RingState::PerThread, on(1)),
+            [alu(ACQUIRE_CHAIN_PER_THREAD), Instr::TryWait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(1))]
+        );
+        assert_eq!(
+            lowered(RingState::PerThread, on(0)),
+            [Instr::TryWait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(0))]
+        );
+        // Waits outside the ring carry no bookkeeping.
+        assert_eq!(lowered(RingState::PerThread, on(2)), [Instr::Wait(on(2))]);
+        let mma = Wait::Mma { pending: 0 };
+        assert_eq!(lowered(RingState::PerThread, mma), [Instr::Wait(mma)]);
     }
 }

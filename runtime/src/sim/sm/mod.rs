@@ -44,7 +44,9 @@
 //! [`warpspec_hw::NamedBarrier`]; a waiter sees a completed phase
 //! `sync.mbarrier_wake_cycles` after the completing arrival or transaction, and a warp whose
 //! wait finds its phase already completed passes `sync.mbarrier_passed_wait_cycles` after it
-//! began (the `try_wait`'s return). A named barrier releases its waiters
+//! began (the `try_wait`'s return), or after its [`super::lower::Instr::TryWait`] where the
+//! lowering issued the `try_wait` ahead of independent instructions ([`super::ring::wait`]).
+//! A named barrier releases its waiters
 //! `sync.named_barrier_cycles` after the last warp arrives, and the last warp itself (with
 //! any that arrived less than the difference of the two before it, still issuing past their
 //! `bar.sync`) `sync.named_barrier_last_arrival_cycles` after its arrival. A wait is an instruction: testing

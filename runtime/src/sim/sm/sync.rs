@@ -177,12 +177,15 @@ impl Sm {
         match wait {
             Wait::ClusterSync => self.test_cluster_sync(w, first, t, env),
             Wait::Parity { slot: b, parity } => {
+                let issued = self.warps[w].try_wait_at.take().unwrap_or(t);
                 let bar = self.residents[resident].mbar(b);
                 if bar.bar.parity_passed(parity) {
                     let visible = bar.visible_at.unwrap_or(0);
                     // A `try_wait` that finds the phase completed returns after its own
-                    // latency; one woken by the completion has that in its wake-up.
-                    let visible = if first { visible.max(t + env.timing.mbarrier_passed_wait) } else { visible };
+                    // latency, counted from its issue (ahead of this test where the code put
+                    // work between the two); one woken by the completion has that in its
+                    // wake-up.
+                    let visible = if first { visible.max(issued + env.timing.mbarrier_passed_wait) } else { visible };
                     if visible <= t { WaitTest::Pass } else { WaitTest::Until(visible) }
                 } else {
                     bar.waiters.push(w as u32);

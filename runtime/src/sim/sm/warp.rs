@@ -47,6 +47,8 @@ pub(super) struct Warp {
     pub block: Block,
     /// Whether the head wait has been tested once (a `bar.sync` arrives on its first test).
     pub wait_started: bool,
+    /// When the warp issued the [`Instr::TryWait`] of the wait ahead, if it did.
+    pub try_wait_at: Option<u64>,
     /// Uses of `barrier.cluster` the warp has arrived at.
     pub cluster_syncs: u32,
     /// The use of the named barrier the warp arrived at.
@@ -77,6 +79,7 @@ impl Warp {
             chain_ready: 0,
             block: Block::No,
             wait_started: false,
+            try_wait_at: None,
             cluster_syncs: 0,
             named_generation: 0,
             waits_passed: 0,
