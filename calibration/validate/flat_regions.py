@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Cycles per pass of the non-specialized GEMM's (`flat_128x256_p4`) loop regions, from
+Nsight Compute's stall sampling, located by landmarks in the SASS rather than by offsets (so
+that the builds with and without loads, whose offsets differ, read alike).
+
+    python3 calibration/validate/flat_regions.py DIR ID [ID ...]
+
+DIR holds `ncu_stalls.sh` output: ID_sass.csv (every SASS instruction with its samples and
+executions) and ID.txt (Elapsed Cycles). Every warp of the 8-warp CTA sits on its own
+sub-partition pair (two per sub-partition), so each sample stands for the same warp-cycles:
+elapsed x 132 SMs x 8 warps / samples. The main loop is every instruction executed at least
+100,000 times; its regions, in program order: the loop head to the full-stage `try_wait`,
+from it to the branch on its result (the next `wgmma`'s descriptor arithmetic runs there),
+the rest of the descriptors to the first `HGMMA`, that `HGMMA` (where a warpgroup's warps
+wait for each other), the second group's descriptors and `HGMMA`, `WARPGROUP.DEPBAR`
+(the `wgmma.wait_group`), the release (one warp of each warpgroup), what lies between it
+and the acquire (the `bar.sync` where there is one), the acquire (the loading warpgroup's
+four warps), the boxes and the `expect_tx` arrive (one warp; the `expect_tx` alone without
+loads) and the loop tail. A region's cycles are per pass of one warp that runs it."""
+import csv
+import re
+import sys
+
+
+def load(path):
+    rows = list(csv.reader(open(path)))
+    head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
+    hdr, rows = rows[head], rows[head + 1:]
+    samples = hdr.index("Warp Stall Sampling (All Samples)") if "Warp Stall Sampling (All Samples)" in hdr else hdr.index("# Samples")
+    execs = hdr.index("Instructions Executed")
+    num = lambda s: int((s or "0").replace(",", ""))
+    return [(r[1], num(r[samples]), num(r[execs])) for r in rows if r and r[0].startswith("0x")]
+
+
+def regions(sass, elapsed):
+    per_sample = elapsed * 132 * 8 / sum(s for _, s, _ in sass)
+    loop = [x for x in sass if x[2] >= 100_000]
+    full = loop[0][2]
+    at = lambda word, after=0: next(i for i in range(after, len(loop)) if word in loop[i][0])
+    trywait = at("TRYWAIT")
+    branch = at("BRA", trywait)
+    hgmma = at("HGMMA")
+    hgmma2 = at("HGMMA", hgmma + 1)
+    depbar = at("DEPBAR")
+    release = next(i for i in range(depbar, len(loop)) if loop[i][2] < 0.3 * full)
+    release_end = next(i for i in range(release, len(loop)) if loop[i][2] >= 0.3 * full)
+    acquire = [i for i in range(release_end, len(loop)) if 0.4 * full < loop[i][2] < 0.6 * full]
+    box_warp = [i for i in range(release_end, len(loop)) if loop[i][2] < 0.2 * full]
+    last = max(acquire + box_warp) + 1
+    cuts = [
+        ("loop head to the try_wait", range(0, trywait + 1)),
+        ("try_wait to its branch", range(trywait + 1, branch + 1)),
+        ("descriptors to the first HGMMA", range(branch + 1, hgmma)),
+        ("first HGMMA", range(hgmma, hgmma + 1)),
+        ("second group's descriptors, HGMMA", range(hgmma + 1, hgmma2 + 1)),
+        ("wgmma.wait_group", range(depbar, depbar + 1)),
+        ("release (one warp a warpgroup)", range(release, release_end)),
+        ("to the acquire (bar.sync)", range(release_end, min(acquire))),
+        ("acquire (the loading warpgroup)", acquire),
+        ("boxes, expect_tx (one warp)", box_warp),
+        ("loop tail", range(last, len(loop))),
+    ]
+    out = []
+    for name, part in cuts:
+        part = [loop[i] for i in part]
+        if not part:
+            continue
+        samples = sum(s for _, s, _ in part)
+        passes = max(e for _, _, e in part)
+        out.append((name, len(part), passes, samples * per_sample / passes))
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    for i in sys.argv[2:]:
+        elapsed = int(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", open(f"{d}/{i}.txt").read()).group(1).replace(",", ""))
+        print(f"#{i}: {elapsed:,} cycles")
+        for name, n, passes, cycles in regions(load(f"{d}/{i}_sass.csv"), elapsed):
+            print(f"  {name:36s} {n:3d} instrs {passes:9d} passes {cycles:7.1f} cycles a pass")
+
+
+main()
