@@ -158,6 +158,12 @@ enum Command {
         /// With `l2.hit_waits_for_fill` on.
         #[arg(long)]
         l2_hit_waits_for_fill: bool,
+        /// CTAs of the launch, one per SM (item 16 measured 1 to 132).
+        #[arg(long, default_value_t = 132)]
+        ctas: usize,
+        /// With `tma.miss_extra_latency_cycles` set to this (a sweep for its fit).
+        #[arg(long)]
+        tma_miss_extra_latency: Option<u32>,
     },
     /// Fit the power model's coefficients on the calibration rows.
     Fit {
@@ -307,7 +313,9 @@ fn run(args: Args) -> Result<(), String> {
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
-        Command::TmaRing { holds, l2_hit_waits_for_fill } => tma_ring::run(&holds, l2_hit_waits_for_fill),
+        Command::TmaRing { holds, l2_hit_waits_for_fill, ctas, tma_miss_extra_latency } => {
+            tma_ring::run(&holds, l2_hit_waits_for_fill, ctas, tma_miss_extra_latency)
+        }
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;

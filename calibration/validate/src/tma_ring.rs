@@ -1,11 +1,12 @@
 //! Calibration item 16's TMA ring on the model: one 48 KB stage a CTA (a 128 x 64 box of A
 //! and four 64 x 64 boxes of B, as a 128 x 256 GEMM tile's k-step of 64), a producer warp
 //! that refills it as soon as it is released and a consumer warp that holds each stage a
-//! chain of dependent FMAs, 132 CTAs reading the tiles of an 8192³ GEMM in its launch order
-//! (`gemm`) or each CTA tiles of its own (`unique`). Prints, per hold, the model's cycles
-//! from the producer's last box (its `expect_tx` arrive) to the consumer past its wait, on
-//! SM 0, beside which `calibration/results/tma_load/tma_load.csv` (the `spin` rows with 132
-//! CTAs and 1 stage) has the H200's.
+//! chain of dependent FMAs, 132 CTAs (or fewer: `--ctas`) reading the tiles of an 8192³ GEMM
+//! in its launch order (`gemm`), each CTA tiles of its own (`unique`) or all one tile
+//! (`hit`). Prints, per hold, the
+//! model's cycles from the producer's last box (its `expect_tx` arrive) to the consumer past
+//! its wait, on SM 0, beside which `calibration/results/tma_load/tma_load.csv` (the `spin`
+//! rows with 1 stage and as many CTAs) has the H200's.
 
 use warpspec::sim::{self, Machine, SimOptions, TraceOptions};
 use warpspec::{Grid, report::Track};
@@ -14,23 +15,31 @@ use warpspec::{Grid, report::Track};
 mod ring {
     use warpspec::prelude::*;
 
-    /// CTAs of the launch (one per SM).
+    /// CTAs of the launch at most (one per SM).
     pub const CTAS: usize = 132;
     /// k-steps of one tile (8192 / 64).
     pub const KSTEPS: usize = 128;
     /// Output tiles of the GEMM along N (8192 / 256).
     pub const TILES_N: usize = 32;
+    /// The tiles of an 8192³ GEMM in its launch order.
+    pub const GEMM: usize = 0;
+    /// Each CTA tiles of its own (every load an L2 miss).
+    pub const UNIQUE: usize = 1;
+    /// Every CTA the same tile (every load after the first an L2 hit).
+    pub const HIT: usize = 2;
 
     #[params]
     pub struct Args {
         pub a: Global<bf16>,
         pub b: Global<bf16>,
-        /// Read the GEMM's tiles in launch order (else each CTA tiles of its own).
-        pub gemm_order: bool,
+        /// Which tiles the CTAs read: [`GEMM`], [`UNIQUE`] or [`HIT`].
+        pub pattern: usize,
         /// Dependent FMAs the consumer runs on each stage (4 cycles each).
         pub hold: usize,
         /// Tiles of KSTEPS stages each CTA reads.
         pub tiles: usize,
+        /// CTAs of the launch (tiles are numbered over them).
+        pub ctas: usize,
     }
 
     #[shared]
@@ -47,8 +56,12 @@ mod ring {
         let args = cx.args();
         let [cta, _, _] = cx.block();
         for t in 0..args.tiles {
-            let linear = cta + t * CTAS;
-            let (m, n) = if args.gemm_order { (linear / TILES_N, linear % TILES_N) } else { (linear, linear) };
+            let linear = cta + t * args.ctas;
+            let (m, n) = match args.pattern {
+                GEMM => (linear / TILES_N, linear % TILES_N),
+                UNIQUE => (linear, linear),
+                _ => (0, 0),
+            };
             for k in 0..KSTEPS {
                 let slot = ops.acquire().await;
                 cx.tma_load(&args.a, &[m * 128, k * 64], slot.a(), &slot);
@@ -78,22 +91,29 @@ const TILES: usize = 3;
 
 /// Runs the ring for each order and hold on the H200 model (`fill_wait`:
 /// `l2.hit_waits_for_fill` on) and prints the stage latency's median and p10-p90.
-pub fn run(holds: &[usize], fill_wait: bool) -> Result<(), String> {
+pub fn run(holds: &[usize], fill_wait: bool, ctas: usize, miss_extra: Option<u32>) -> Result<(), String> {
+    if !(1..=ring::CTAS).contains(&ctas) {
+        return Err(format!("--ctas must be 1 to {} (one CTA per SM), not {ctas}", ring::CTAS));
+    }
     let mut machine = Machine::h200();
     machine.l2.hit_waits_for_fill.value |= fill_wait;
+    if let Some(extra) = miss_extra {
+        machine.tma.miss_extra_latency_cycles.value = extra;
+    }
     println!("order   hold (cycles)   last box -> consumer past its wait: median (p10-p90)   cycles a stage");
-    for gemm_order in [true, false] {
+    for (pattern, order) in [(ring::GEMM, "gemm"), (ring::UNIQUE, "unique"), (ring::HIT, "hit")] {
         for &hold in holds {
             let args = ring::Args {
                 a: warpspec::dsl::Global::shape_only(&[ring::CTAS * TILES * 128, 8192]),
                 b: warpspec::dsl::Global::shape_only(&[8192, ring::CTAS * TILES * 256]),
-                gemm_order,
+                pattern,
                 hold: hold / 4,
                 tiles: TILES,
+                ctas,
             };
             let trace = TraceOptions { sms: 1, ctas_per_sm: 1, max_events_per_sm: 2_000_000, window: None };
             let opts = SimOptions { clock_ghz: Some(1.98), ..SimOptions::default() }.with_trace(trace);
-            let grid = Grid::new(ring::CTAS as u32, 1, 1);
+            let grid = Grid::new(ctas as u32, 1, 1);
             let report = sim::simulate::<ring::Kernel>(&machine, grid, &args, &opts).map_err(|e| e.to_string())?;
             let spans = report.trace.as_ref().map(|t| t.events.as_slice()).unwrap_or_default();
             let marks = |role: &str, wait: bool| -> Vec<u64> {
@@ -119,7 +139,6 @@ pub fn run(holds: &[usize], fill_wait: bool) -> Result<(), String> {
             latency.sort_unstable();
             let q = |f: f64| latency[((latency.len() - 1) as f64 * f).round() as usize];
             let per_stage = report.cycles as f64 / (TILES * ring::KSTEPS) as f64;
-            let order = if gemm_order { "gemm" } else { "unique" };
             println!("{order:<7} {hold:>13}   {:>6} ({}-{})   {per_stage:>10.0}", q(0.5), q(0.1), q(0.9));
         }
     }
