@@ -3,10 +3,10 @@
 //! that refills it as soon as it is released and a consumer warp that holds each stage a
 //! chain of dependent FMAs, 132 CTAs (or fewer: `--ctas`) reading the tiles of an 8192³ GEMM
 //! in its launch order (`gemm`), each CTA tiles of its own (`unique`) or all one tile
-//! (`hit`). Prints, per hold, the
-//! model's cycles from the producer's last box (its `expect_tx` arrive) to the consumer past
-//! its wait, on SM 0, beside which `calibration/results/tma_load/tma_load.csv` (the `spin`
-//! rows with 1 stage and as many CTAs) has the H200's.
+//! (`hit`). Prints, per hold, the model's cycles from the producer's last box (its
+//! `expect_tx` arrive) to the consumer past its wait, on SM 0, beside which
+//! `calibration/results/tma_load/tma_load.csv` (the `spin` rows with 1 stage and as many
+//! CTAs) has the H200's.
 
 use warpspec::sim::{self, Machine, SimOptions, TraceOptions};
 use warpspec::{Grid, report::Track};
