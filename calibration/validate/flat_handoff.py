@@ -14,22 +14,11 @@ k-step i (the prologue's four, then one refill a k-step), and a warp's i-th visi
 wait, the `expect_tx` arrive to the same, how far warpgroup 1 runs ahead of warpgroup 0,
 and the loading warpgroup's k-step. Medians and p10/p90 after the first eight k-steps; the
 GPU's marks slow these loops by 45-67% (`op_times.log`), a copy in flight not."""
-import csv
+import os
 import sys
-from collections import defaultdict
 
-
-def marks(path):
-    by = defaultdict(list)
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            by[(int(r["warp"]), int(r["line"]))].append(int(r["cycle"]))
-    return by
-
-
-def spread(xs):
-    xs = sorted(xs)
-    return f"median {xs[len(xs) // 2]:6d}  p10 {xs[len(xs) // 10]:6d}  p90 {xs[9 * len(xs) // 10]:6d}  ({len(xs)} k-steps)"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handoff import marks, spread  # noqa: E402
 
 
 def main():
@@ -40,9 +29,9 @@ def main():
         print(f"#{cid}")
         for side in ("gpu", "model"):
             by = marks(f"{d}/{cid}_{side}_cta0.csv")
-            issue, commit = by[(0, 192)], by[(0, 194)]
-            wg1 = [by[(w, 243)] for w in range(4, 8)]
-            wg0 = [by[(w, 243)] for w in range(4)]
+            issue, commit = by[(0, "worker", 192)], by[(0, "worker", 194)]
+            wg1 = [by[(w, "worker", 243)] for w in range(4, 8)]
+            wg0 = [by[(w, "worker", 243)] for w in range(4)]
             n = min(len(issue), len(commit), *(len(x) for x in wg1 + wg0))
             past1 = [min(x[i] for x in wg1) for i in range(n)]
             past0 = [min(x[i] for x in wg0) for i in range(n)]

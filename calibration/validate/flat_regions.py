@@ -17,19 +17,11 @@ wait for each other), the second group's descriptors and `HGMMA`, `WARPGROUP.DEP
 and the acquire (the `bar.sync` where there is one), the acquire (the loading warpgroup's
 four warps), the boxes and the `expect_tx` arrive (one warp; the `expect_tx` alone without
 loads) and the loop tail. A region's cycles are per pass of one warp that runs it."""
-import csv
-import re
+import os
 import sys
 
-
-def load(path):
-    rows = list(csv.reader(open(path)))
-    head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
-    hdr, rows = rows[head], rows[head + 1:]
-    samples = hdr.index("Warp Stall Sampling (All Samples)") if "Warp Stall Sampling (All Samples)" in hdr else hdr.index("# Samples")
-    execs = hdr.index("Instructions Executed")
-    num = lambda s: int((s or "0").replace(",", ""))
-    return [(r[1], num(r[samples]), num(r[execs])) for r in rows if r and r[0].startswith("0x")]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stalls import load  # noqa: E402
 
 
 def regions(sass, elapsed):
@@ -76,9 +68,10 @@ def main():
         sys.exit(__doc__)
     d = sys.argv[1]
     for i in sys.argv[2:]:
-        elapsed = int(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", open(f"{d}/{i}.txt").read()).group(1).replace(",", ""))
-        print(f"#{i}: {elapsed:,} cycles")
-        for name, n, passes, cycles in regions(load(f"{d}/{i}_sass.csv"), elapsed):
+        rows, elapsed = load(i, d)
+        print(f"#{i}: {elapsed:,.0f} cycles")
+        sass = [(source, samples, execs) for _, source, samples, execs in rows]
+        for name, n, passes, cycles in regions(sass, elapsed):
             print(f"  {name:36s} {n:3d} instrs {passes:9d} passes {cycles:7.1f} cycles a pass")
 
 

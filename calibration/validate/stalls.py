@@ -165,20 +165,24 @@ KERNELS = [
 ]
 
 
-def load(cid):
-    with open(os.path.join(DIR, f"{cid}_sass.csv")) as f:
+def load(cid, d=None):
+    """Configuration `cid`'s SASS rows (offset, source, samples, executions) and elapsed SM
+    cycles, from `ncu_stalls.sh` output in `d` (default: this script's directory argument)."""
+    d = d or DIR
+    with open(os.path.join(d, f"{cid}_sass.csv")) as f:
         rows = list(csv.reader(f))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     h = rows[head]
     idx = {n: i for i, n in enumerate(h)}
     data = [r for r in rows[head + 1:] if len(r) == len(h)]
     base = int(data[0][0], 16)
-    text = open(os.path.join(DIR, f"{cid}.txt")).read()
+    text = open(os.path.join(d, f"{cid}.txt")).read()
     elapsed = float(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", text).group(1).replace(",", ""))
     out = []
     for r in data:
-        out.append((int(r[0], 16) - base, r[idx["Source"]].strip(), int(r[idx["Warp Stall Sampling (All Samples)"]] or 0),
-                    int(r[idx["Instructions Executed"]] or 0)))
+        count = lambda name: int(r[idx[name]].replace(",", "") or 0)
+        out.append((int(r[0], 16) - base, r[idx["Source"]].strip(), count("Warp Stall Sampling (All Samples)"),
+                    count("Instructions Executed")))
     return out, elapsed
 
 

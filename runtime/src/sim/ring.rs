@@ -161,11 +161,11 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
 /// 0x710, `55_sass.csv` at 0xa00) the branch follows the `try_wait` at once and the
 /// advance runs after the wait.
 pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, out: &mut Vec<Instr>) {
-    let Wait::Parity { slot, .. } = wait else {
-        out.push(Instr::Wait(wait));
-        return;
+    let side = match wait {
+        Wait::Parity { slot, .. } => pipeline_side(spec, slot),
+        _ => None,
     };
-    let Some(empty) = pipeline_side(spec, slot) else {
+    let Some(empty) = side else {
         out.push(Instr::Wait(wait));
         return;
     };
