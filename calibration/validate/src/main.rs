@@ -164,6 +164,9 @@ enum Command {
         /// With `tma.miss_extra_latency_cycles` set to this (a sweep for its fit).
         #[arg(long)]
         tma_miss_extra_latency: Option<u32>,
+        /// With `tma.miss_extra_latency_loaded_cycles` set to this.
+        #[arg(long)]
+        tma_miss_extra_latency_loaded: Option<u32>,
     },
     /// Fit the power model's coefficients on the calibration rows.
     Fit {
@@ -313,8 +316,14 @@ fn run(args: Args) -> Result<(), String> {
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
-        Command::TmaRing { holds, l2_hit_waits_for_fill, ctas, tma_miss_extra_latency } => {
-            tma_ring::run(&holds, l2_hit_waits_for_fill, ctas, tma_miss_extra_latency)
+        Command::TmaRing {
+            holds,
+            l2_hit_waits_for_fill,
+            ctas,
+            tma_miss_extra_latency,
+            tma_miss_extra_latency_loaded,
+        } => {
+            tma_ring::run(&holds, l2_hit_waits_for_fill, ctas, (tma_miss_extra_latency, tma_miss_extra_latency_loaded))
         }
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;

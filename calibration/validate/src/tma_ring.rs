@@ -91,14 +91,24 @@ const TILES: usize = 3;
 
 /// Runs the ring for each order and hold on the H200 model (`fill_wait`:
 /// `l2.hit_waits_for_fill` on) and prints the stage latency's median and p10-p90.
-pub fn run(holds: &[usize], fill_wait: bool, ctas: usize, miss_extra: Option<u32>) -> Result<(), String> {
+/// `miss_extra`: `tma.miss_extra_latency_cycles` and `tma.miss_extra_latency_loaded_cycles`
+/// in place of the H200's, each if given.
+pub fn run(
+    holds: &[usize],
+    fill_wait: bool,
+    ctas: usize,
+    miss_extra: (Option<u32>, Option<u32>),
+) -> Result<(), String> {
     if !(1..=ring::CTAS).contains(&ctas) {
         return Err(format!("--ctas must be 1 to {} (one CTA per SM), not {ctas}", ring::CTAS));
     }
     let mut machine = Machine::h200();
     machine.l2.hit_waits_for_fill.value |= fill_wait;
-    if let Some(extra) = miss_extra {
+    if let Some(extra) = miss_extra.0 {
         machine.tma.miss_extra_latency_cycles.value = extra;
+    }
+    if let Some(extra) = miss_extra.1 {
+        machine.tma.miss_extra_latency_loaded_cycles.value = extra;
     }
     println!("order   hold (cycles)   last box -> consumer past its wait: median (p10-p90)   cycles a stage");
     for (pattern, order) in [(ring::GEMM, "gemm"), (ring::UNIQUE, "unique"), (ring::HIT, "hit")] {

@@ -131,16 +131,47 @@ impl Issuer {
     }
 }
 
-/// The dependent instructions that issue the TMA boxes of a `rows x cols` tile of `bytes`:
-/// one box per column panel of the tile's layout in the generated code ([`TileLayout`]).
-fn tma_issue(bytes: u32, rows: u32, cols: u32, copies: CopyOperands, out: &mut Vec<Instr>) {
+/// The TMA boxes of a `rows x cols` tile of `bytes`: one per column panel of the tile's
+/// layout in the generated code ([`TileLayout`]), `(boxes, bytes of each, columns of each)`.
+fn tma_boxes(bytes: u32, rows: u32, cols: u32) -> (u32, u32, u32) {
     let elem_bytes = (bytes / (rows * cols).max(1)).max(1);
-    let boxes = TileLayout::of(cols, elem_bytes).panels;
+    let layout = TileLayout::of(cols, elem_bytes);
+    let boxes = layout.panels.max(1);
+    (boxes, bytes / boxes, layout.panel_cols)
+}
+
+/// The dependent instructions that issue `boxes` TMA boxes.
+fn tma_issue(boxes: u32, copies: CopyOperands, out: &mut Vec<Instr>) {
     let (pipe, per_box) = match copies {
         CopyOperands::Uniform => (ExecPipe::Uniform, TMA_ISSUE_INSTRS_PER_BOX),
         CopyOperands::PerThread => (ExecPipe::Alu, TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD),
     };
     exec(pipe, per_box * boxes, Dep::Chain, out);
+}
+
+/// A TMA load of a `rows x cols` tile of `bytes` from `src`, box by box as the generated code
+/// issues it: each box's chain of [`tma_issue`], then its copy (`copy(bytes, source)`), so a
+/// box streams while the next one's chain runs. Box `p`'s source is the tile's origin moved
+/// `p` panels along its rows (the same element index as a box of a tile that starts there).
+/// Where copies are free ([`Timing::copies_free`]) only the copies, as one.
+fn tma_load_boxes(
+    (bytes, rows, cols, src): (u32, u32, u32, GlobalTile),
+    issuer: Issuer,
+    timing: &Timing,
+    out: &mut Vec<Instr>,
+    copy: impl Fn(u32, GlobalTile) -> Instr,
+) {
+    if timing.copies_free {
+        out.push(copy(bytes, src));
+        return;
+    }
+    let (boxes, box_bytes, panel_cols) = tma_boxes(bytes, rows, cols);
+    for p in 0..boxes {
+        tma_issue(1, issuer.copies, out);
+        let last = p + 1 == boxes;
+        let moved = if last { bytes - box_bytes * (boxes - 1) } else { box_bytes };
+        out.push(copy(moved, GlobalTile { origin: src.origin + u64::from(p * panel_cols), ..src }));
+    }
 }
 
 /// Instructions per stored column pair of `store_global` besides the store itself: the row
@@ -476,11 +507,11 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   .32x32b.x32`, 128 bytes per thread, so `ceil(bytes / (T / 32) / 4096)` per warp, each
 ///   holding the sub-partition's tensor-memory port for its bytes at
 ///   `tmem.access_bytes_per_clk_per_sm / 4`. Needs a machine with tensor memory.
-/// - [`Op::TmaLoad`] of a `rows x cols` tile: [`TMA_ISSUE_INSTRS_PER_BOX`] dependent ALU
-///   instructions per 128-byte-wide column panel (the boxes the generated code issues;
-///   [`TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD`] where the issuer's copy operands are
-///   per-thread, [`CopyOperands`]), then one issue cycle, one effect per instance (one
-///   elected thread acts).
+/// - [`Op::TmaLoad`] of a `rows x cols` tile: per 128-byte-wide column panel (the boxes the
+///   generated code issues), [`TMA_ISSUE_INSTRS_PER_BOX`] dependent ALU instructions
+///   ([`TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD`] where the issuer's copy operands are
+///   per-thread, [`CopyOperands`]) and then that box's copy: one issue cycle, one effect per
+///   instance (one elected thread acts).
 /// - [`Op::TmaLoadMulticast`]: as [`Op::TmaLoad`], its effect delivered to every CTA of the
 ///   mask (`sim/sm/cluster.rs`).
 /// - [`Op::TmaStore`] of a `rows x cols` tile: as [`Op::TmaLoad`], the issue chain of each of
@@ -637,20 +668,23 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
             }
         }
         Op::TmaLoad { slot, bytes, rows, cols, src } => {
-            if !timing.copies_free {
-                tma_issue(bytes, rows, cols, issuer.copies, out);
-            }
-            out.push(Instr::TmaLoad { barrier: slot, bytes, src: Some(src) })
+            tma_load_boxes((bytes, rows, cols, src), issuer, timing, out, |bytes, src| Instr::TmaLoad {
+                barrier: slot,
+                bytes,
+                src: Some(src),
+            })
         }
         Op::TmaLoadMulticast { slot, bytes, rows, cols, src, mask } => {
-            if !timing.copies_free {
-                tma_issue(bytes, rows, cols, issuer.copies, out);
-            }
-            out.push(Instr::TmaLoadMulticast { barrier: slot, bytes, src: Some(src), mask })
+            tma_load_boxes((bytes, rows, cols, src), issuer, timing, out, |bytes, src| Instr::TmaLoadMulticast {
+                barrier: slot,
+                bytes,
+                src: Some(src),
+                mask,
+            })
         }
         Op::ClusterArrive { slot, mask } => out.push(Instr::ClusterArrive { barrier: slot, mask }),
         Op::TmaStore { bytes, rows, cols, dst } => {
-            tma_issue(bytes, rows, cols, issuer.copies, out);
+            tma_issue(tma_boxes(bytes, rows, cols).0, issuer.copies, out);
             out.push(Instr::TmaStore { bytes, dst: Some(dst) })
         }
         Op::Arrive { slot, tx_bytes } => out.push(Instr::Arrive { barrier: slot, tx_bytes }),
@@ -749,24 +783,51 @@ mod tests {
     }
 
     #[test]
-    fn tma_loads_issue_one_dependent_chain_per_column_panel() {
+    fn tma_loads_issue_each_column_panel_as_a_box_after_its_chain() {
         let slot = BarrierSlot { barrier: 0, index: 0 };
-        let src = GlobalTile { tensor: 1, origin: 0 };
-        // The B tile of a 128 x 256 GEMM k-step (32 x 256 bf16): four 128-byte panels.
+        let src = GlobalTile { tensor: 1, origin: 1000 };
+        // The B tile of a 128 x 256 GEMM k-step (32 x 256 bf16): four 128-byte panels, each
+        // copied as its chain completes, from the tile's origin moved 64 columns a panel.
         let b = lowered(Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src }, 32);
         // A role of one instance issues on the uniform datapath.
         let chain =
-            Instr::Exec { pipe: ExecPipe::Uniform, count: 4 * TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 };
-        assert_eq!(b, [chain, Instr::TmaLoad { barrier: slot, bytes: 32 * 256 * 2, src: Some(src) }]);
+            Instr::Exec { pipe: ExecPipe::Uniform, count: TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 };
+        let boxes: Vec<Instr> = (0..4)
+            .flat_map(|p| {
+                let src = Some(GlobalTile { tensor: 1, origin: 1000 + 64 * p });
+                [chain, Instr::TmaLoad { barrier: slot, bytes: 32 * 64 * 2, src }]
+            })
+            .collect();
+        assert_eq!(b, boxes);
         // A 128 x 64 bf16 tile is one panel; a 64 x 32 f32 tile too.
         for (rows, cols, elem) in [(128, 64, 2), (64, 32, 4)] {
             let op = Op::TmaLoad { slot, bytes: rows * cols * elem, rows, cols, src };
-            assert_eq!(lowered(op, 128)[0].issues(), TMA_ISSUE_INSTRS_PER_BOX);
+            let out = lowered(op, 128);
+            assert_eq!(out.len(), 2);
+            assert_eq!(out[0].issues(), TMA_ISSUE_INSTRS_PER_BOX);
+            assert_eq!(out[1], Instr::TmaLoad { barrier: slot, bytes: rows * cols * elem, src: Some(src) });
         }
         let half = Op::TmaLoadMulticast { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src, mask: 0b11 };
-        assert_eq!(lowered(half, 32)[0], chain);
+        let half = lowered(half, 32);
+        assert_eq!((half.len(), half[0]), (8, chain));
+        assert_eq!(
+            half[7],
+            Instr::TmaLoadMulticast {
+                barrier: slot,
+                bytes: 4096,
+                src: Some(GlobalTile { tensor: 1, origin: 1192 }),
+                mask: 0b11
+            }
+        );
+        // A store's chains still run before its one bulk group.
+        let store = lowered(Op::TmaStore { bytes: 32 * 256 * 2, rows: 32, cols: 256, dst: src }, 32);
+        assert_eq!(
+            store[0],
+            Instr::Exec { pipe: ExecPipe::Uniform, count: 4 * TMA_ISSUE_INSTRS_PER_BOX, dep: Dep::Chain, elements: 1 }
+        );
+        assert_eq!(store[1], Instr::TmaStore { bytes: 32 * 256 * 2, dst: Some(src) });
         // The loader instance of a role with two warpgroups keeps the copy's operands in
-        // per-thread registers: a longer chain per box, the same copy.
+        // per-thread registers: a longer chain per box, the same copies.
         let worker = RoleSpec { name: "worker", instances: 2, warps_per_instance: 4, regs: 240 };
         let producer = RoleSpec { name: "producer", instances: 1, warps_per_instance: 4, regs: 24 };
         assert_eq!(Issuer::of(&producer), Issuer::uniform(128));
@@ -774,16 +835,21 @@ mod tests {
         let mut out = Vec::new();
         let op = Op::TmaLoad { slot, bytes: 32 * 256 * 2, rows: 32, cols: 256, src };
         assert_eq!(lower(&op, Issuer::of(&worker), &timing, &mut out), Ok(()));
-        assert_eq!(
-            out[0],
-            Instr::Exec {
-                pipe: ExecPipe::Alu,
-                count: 4 * TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD,
-                dep: Dep::Chain,
-                elements: 1
-            }
-        );
-        assert_eq!(out[1], b[1]);
+        let per_thread = Instr::Exec {
+            pipe: ExecPipe::Alu,
+            count: TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD,
+            dep: Dep::Chain,
+            elements: 1,
+        };
+        assert_eq!(out.len(), 8);
+        assert!(out.iter().step_by(2).all(|i| *i == per_thread));
+        assert!(out.iter().skip(1).step_by(2).zip(boxes.iter().skip(1).step_by(2)).all(|(a, b)| a == b));
+        // Where copies are free, only the copy, whole.
+        let mut free = Timing::new(&Machine::h100_sxm(), 1.83);
+        free.copies_free = true;
+        let mut out = Vec::new();
+        assert_eq!(lower(&op, Issuer::of(&producer), &free, &mut out), Ok(()));
+        assert_eq!(out, [Instr::TmaLoad { barrier: slot, bytes: 32 * 256 * 2, src: Some(src) }]);
     }
 
     #[test]

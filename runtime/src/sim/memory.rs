@@ -34,7 +34,10 @@
 //! percentiles) with a seeded generator, so that identical warps do not move in lock-step and
 //! a run is the same for the same seed. A TMA copy that hits in L2 takes the median: its lines
 //! spread over many slices, and its measured latency varies by a few cycles (an 8 KB box: p10
-//! 393, p90 400), where a single line's varies by tens.
+//! 393, p90 400), where a single line's varies by tens. A TMA miss also pays more while
+//! another SM has a TMA load outstanding ([`MemorySystem::others_loading`]; the extra is
+//! the SM's, `sm/units.rs`): the H200's misses come back about 300 cycles later once even 8
+//! SMs load, far below any bandwidth limit (calibration item 16).
 //!
 //! **Coalescing.** The L2's request coalescer (`l2.coalescing_window_cycles`, the H200's) answers
 //! a TMA load of a tile that another SM's load asked the L2 for within the window (before or
@@ -51,8 +54,8 @@
 //! contents by partition (`super::l2_content`): it hits in the SM's own partition (the L2's
 //! latency), hits in the other across the fabric for the lines homed there (`l2.far_hit_latency_cycles`),
 //! or misses for some of its lines, which then also go through HBM (bandwidth for the bytes
-//! missed, and latency); with `l2.hit_waits_for_fill`, a hit on a tile whose miss is not yet
-//! back waits for it. Loads that name no tile count as hits. Stores write through L2 into
+//! missed, and latency); with `l2.hit_waits_for_fill` (on for the H100/H200, measured), a
+//! hit on a tile whose miss is not yet back waits for it. Loads that name no tile count as hits. Stores write through L2 into
 //! their home partitions and are charged to HBM bandwidth as the eventual write-back.
 
 use std::collections::HashMap;
@@ -237,6 +240,11 @@ impl MemorySystem {
         (self.l2.bytes + self.coalesced_bytes) as f64 / self.l2.bytes as f64
     }
 
+    /// Whether an SM other than `sm` has a TMA load outstanding at `at`.
+    pub fn others_loading(&self, sm: usize, at: f64) -> bool {
+        Self::sharing(&self.landing, sm, at) > 1.0
+    }
+
     /// Records that SM `sm` has a TMA load outstanding until `until`.
     pub fn outstanding_until(&mut self, sm: usize, until: f64) {
         Self::extend(&mut self.landing, sm, until);
@@ -377,6 +385,9 @@ mod tests {
         }
         assert_eq!(mem.stream_rate(0, 50.0, own), l2 / sms as f64);
         assert_eq!(mem.stream_rate(0, 100.0, own), own, "loads that have landed do not count");
+        assert!(mem.others_loading(0, 50.0) && !mem.others_loading(0, 100.0));
+        assert!(MemorySystem::new(&timing, sms, 0).landing.iter().all(|&u| u == 0.0));
+        assert!(!MemorySystem::new(&timing, sms, 0).others_loading(0, 0.0), "alone");
         mem.outstanding_until(7, 10.0);
         assert_eq!(mem.landing[7], 100.0, "the last landing only moves later");
         let w = timing.l2_write_bytes_per_clk;

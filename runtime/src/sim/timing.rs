@@ -122,8 +122,10 @@ pub struct Timing {
     pub tma_store_bytes_per_clk: f64,
     /// Cycles a TMA load (L2 hit) takes to its waiter beyond latency and streaming.
     pub tma_extra_latency: u64,
-    /// The same for a TMA load that misses in L2.
+    /// The same for a TMA load that misses in L2 while no other SM loads.
     pub tma_miss_extra_latency: u64,
+    /// The same for a miss while another SM has a TMA load outstanding.
+    pub tma_miss_extra_latency_loaded: u64,
     /// L2 bytes per cycle, whole GPU.
     pub l2_bytes_per_clk: f64,
     /// Bytes per cycle the whole GPU stores into L2 with TMA bulk stores.
@@ -238,6 +240,7 @@ impl Timing {
             tma_store_bytes_per_clk: f64::from(machine.tma.store_bytes_per_clk_per_sm.value.max(1)),
             tma_extra_latency: u64::from(machine.tma.extra_latency_cycles.value),
             tma_miss_extra_latency: u64::from(machine.tma.miss_extra_latency_cycles.value),
+            tma_miss_extra_latency_loaded: u64::from(machine.tma.miss_extra_latency_loaded_cycles.value),
             l2_bytes_per_clk: per_clk(machine.l2.bandwidth_tb_s.value).max(1.0),
             l2_write_bytes_per_clk: per_clk(machine.l2.write_bandwidth_tb_s.value).max(1.0),
             l2_sector_write_bytes_per_clk: SectorRates {

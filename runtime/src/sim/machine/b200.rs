@@ -206,7 +206,8 @@ impl Machine {
             },
             tma: Tma {
                 extra_latency_cycles: Param::new(24, src::ASSUMED_HOPPER),
-                miss_extra_latency_cycles: Param::new(486, src::ASSUMED_HOPPER),
+                miss_extra_latency_cycles: Param::new(120, src::ASSUMED_HOPPER),
+                miss_extra_latency_loaded_cycles: Param::new(740, src::ASSUMED_HOPPER),
                 bytes_per_clk_per_sm: Param::new(
                     128,
                     "no public per-SM TMA number; upper bound = shared-memory write bandwidth 128 B/clk/SM; to be calibrated: calibration/README.md",
@@ -247,10 +248,7 @@ impl Machine {
                     0,
                     "not measured on a B200: no request merged, as before the H200's counters showed the coalescer",
                 ),
-                hit_waits_for_fill: Param::new(
-                    false,
-                    "as the H100/H200 description (kept false there until every row of the H200's split is predicted with it)",
-                ),
+                hit_waits_for_fill: Param::new(true, "as the H100/H200 description (measured on the H200)"),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(

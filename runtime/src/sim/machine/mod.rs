@@ -445,8 +445,11 @@ parameters! {
         /// mbarrier resumes, beyond the L2 latency and its streaming time
         /// (`bytes / bytes_per_clk_per_sm`).
         pub extra_latency_cycles: Param<u32>,
-        /// The same for a TMA load that misses in L2, beyond the HBM latency and streaming time.
+        /// The same for a TMA load that misses in L2, beyond the HBM latency and streaming time,
+        /// issued while no other SM has a TMA load outstanding.
         pub miss_extra_latency_cycles: Param<u32>,
+        /// The same for a miss issued while another SM has a TMA load outstanding.
+        pub miss_extra_latency_loaded_cycles: Param<u32>,
         /// Bytes per clock one SM's TMA unit can move into shared memory.
         pub bytes_per_clk_per_sm: Param<u32>,
         /// Bytes per clock one SM's TMA bulk stores read out of shared memory: a store's

@@ -77,8 +77,8 @@ impl Sm {
 
     /// The cycle a TMA load of `bytes` from `src` issued at `t` lands: its first data after
     /// the memory latency, streamed in ([`Sm::stream_in`]), then the extra up to the waiter
-    /// resuming (calibrated end to end); at `t` where copies are free
-    /// ([`Timing::copies_free`]).
+    /// resuming (calibrated end to end: a hit's, or a miss's alone or while another SM has a
+    /// TMA load outstanding); at `t` where copies are free ([`Timing::copies_free`]).
     pub(super) fn load_lands(
         &mut self,
         t: u64,
@@ -91,9 +91,14 @@ impl Sm {
         if timing.copies_free {
             return t;
         }
+        let loaded = mem.others_loading(self.id, t as f64);
         let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
         let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
-        let extra = if hit { timing.tma_extra_latency } else { timing.tma_miss_extra_latency };
+        let extra = match (hit, loaded) {
+            (true, _) => timing.tma_extra_latency,
+            (false, false) => timing.tma_miss_extra_latency,
+            (false, true) => timing.tma_miss_extra_latency_loaded,
+        };
         ceil(streamed) + extra
     }
 
