@@ -35,7 +35,7 @@
 //! a run is the same for the same seed. A TMA copy that hits in L2 takes the median: its lines
 //! spread over many slices, and its measured latency varies by a few cycles (an 8 KB box: p10
 //! 393, p90 400), where a single line's varies by tens. A TMA miss also pays more while
-//! another SM has a TMA load outstanding ([`MemorySystem::others_loading`]; the extra is
+//! another SM has a TMA load outstanding ([`MemorySystem::loading`]; the extra is
 //! the SM's, `sm/units.rs`): the H200's misses come back about 300 cycles later once even 8
 //! SMs load, far below any bandwidth limit (calibration item 16).
 //!
@@ -224,11 +224,17 @@ impl MemorySystem {
         }
     }
 
-    /// The rate at which SM `sm` streams a load issued at `at`: an equal share of the L2's
-    /// bandwidth among the SMs with a load outstanding then, this one included, at most
+    /// SMs with a TMA load outstanding at `at`, counting `sm` whether or not it has one: more
+    /// than one, and a miss of `sm`'s issued then takes the loaded latency.
+    pub fn loading(&self, sm: usize, at: f64) -> f64 {
+        Self::sharing(&self.landing, sm, at)
+    }
+
+    /// The rate at which an SM streams a load issued while `loading` SMs have one outstanding
+    /// ([`MemorySystem::loading`]): an equal share of the L2's bandwidth among them, at most
     /// `own` (the SM's rate).
-    pub fn stream_rate(&self, sm: usize, at: f64, own: f64) -> f64 {
-        own.min(self.l2.rate * self.coalescing_gain() / Self::sharing(&self.landing, sm, at))
+    pub fn stream_rate(&self, loading: f64, own: f64) -> f64 {
+        own.min(self.l2.rate * self.coalescing_gain() / loading)
     }
 
     /// Bytes delivered to the SMs per byte the L2's slices served, so far: the slices serve
@@ -238,11 +244,6 @@ impl MemorySystem {
             return 1.0;
         }
         (self.l2.bytes + self.coalesced_bytes) as f64 / self.l2.bytes as f64
-    }
-
-    /// Whether an SM other than `sm` has a TMA load outstanding at `at`.
-    pub fn others_loading(&self, sm: usize, at: f64) -> bool {
-        Self::sharing(&self.landing, sm, at) > 1.0
     }
 
     /// Records that SM `sm` has a TMA load outstanding until `until`.
@@ -379,15 +380,15 @@ mod tests {
         assert!(l2 / (sms as f64) < own && own < l2, "the test needs the share below the SM's rate");
         // Alone, an SM streams at its own rate; with every other SM streaming, at the L2's
         // rate over the SM count.
-        assert_eq!(mem.stream_rate(0, 0.0, own), own);
+        assert_eq!(mem.stream_rate(mem.loading(0, 0.0), own), own);
         for sm in 1..sms {
             mem.outstanding_until(sm, 100.0);
         }
-        assert_eq!(mem.stream_rate(0, 50.0, own), l2 / sms as f64);
-        assert_eq!(mem.stream_rate(0, 100.0, own), own, "loads that have landed do not count");
-        assert!(mem.others_loading(0, 50.0) && !mem.others_loading(0, 100.0));
+        assert_eq!(mem.stream_rate(mem.loading(0, 50.0), own), l2 / sms as f64);
+        assert_eq!(mem.stream_rate(mem.loading(0, 100.0), own), own, "loads that have landed do not count");
+        assert!(mem.loading(0, 50.0) > 1.0 && mem.loading(0, 100.0) == 1.0);
         assert!(MemorySystem::new(&timing, sms, 0).landing.iter().all(|&u| u == 0.0));
-        assert!(!MemorySystem::new(&timing, sms, 0).others_loading(0, 0.0), "alone");
+        assert_eq!(MemorySystem::new(&timing, sms, 0).loading(0, 0.0), 1.0, "alone");
         mem.outstanding_until(7, 10.0);
         assert_eq!(mem.landing[7], 100.0, "the last landing only moves later");
         let w = timing.l2_write_bytes_per_clk;
@@ -429,10 +430,10 @@ mod tests {
         let served = mem.l2.bytes;
         // Another SM asks for the tile within the window: the same data, no L2 bandwidth,
         // and the SMs' shares of the L2 grow.
-        let share = mem.stream_rate(0, 0.0, 1e9);
+        let share = mem.stream_rate(mem.loading(0, 0.0), 1e9);
         assert_eq!(mem.load(0, 20.0, 8192, tile(0), false, Access::Bulk), (back, true));
         assert_eq!((mem.l2.bytes, mem.coalesced, mem.misses), (served, 1, 101));
-        assert!(mem.stream_rate(0, 0.0, 1e9) > share);
+        assert!(mem.stream_rate(mem.loading(0, 0.0), 1e9) > share);
         // Past the window a load goes to the slices again, however long the first still
         // waits for them (and hits).
         assert!(mem.l2.free - 8192.0 / mem.l2.rate > 21.0, "the first is still queued");

@@ -57,19 +57,19 @@ impl Sm {
         }
     }
 
-    /// Streams a load of `bytes` issued at `issued`, whose first data arrives at `first_data`,
-    /// into shared memory after the copies before it, at this SM's share of the L2 among the
-    /// SMs with a TMA load outstanding when it was issued (`MemorySystem::stream_rate`);
-    /// returns the cycle its last byte lands.
+    /// Streams a load of `bytes`, issued while `loading` SMs had a TMA load outstanding and
+    /// whose first data arrives at `first_data`, into shared memory after the copies before
+    /// it, at this SM's share of the L2 among them (`MemorySystem::stream_rate`); returns the
+    /// cycle its last byte lands.
     pub(super) fn stream_in(
         &mut self,
-        issued: f64,
+        loading: f64,
         first_data: f64,
         bytes: u32,
         timing: &Timing,
         mem: &mut MemorySystem,
     ) -> f64 {
-        let rate = mem.stream_rate(self.id, issued, timing.tma_bytes_per_clk);
+        let rate = mem.stream_rate(loading, timing.tma_bytes_per_clk);
         let landed = self.tma.serve_at(first_data, bytes, rate);
         mem.outstanding_until(self.id, landed);
         landed
@@ -91,10 +91,10 @@ impl Sm {
         if timing.copies_free {
             return t;
         }
-        let loaded = mem.others_loading(self.id, t as f64);
+        let loading = mem.loading(self.id, t as f64);
         let (first_data, hit) = mem.load(self.id, t as f64, bytes, src, false, Access::Bulk);
-        let streamed = self.stream_in(t as f64, first_data, bytes, timing, mem);
-        let extra = match (hit, loaded) {
+        let streamed = self.stream_in(loading, first_data, bytes, timing, mem);
+        let extra = match (hit, loading > 1.0) {
             (true, _) => timing.tma_extra_latency,
             (false, false) => timing.tma_miss_extra_latency,
             (false, true) => timing.tma_miss_extra_latency_loaded,
