@@ -99,6 +99,11 @@ enum Command {
         /// waiting for them (`l2.hit_waits_for_fill`).
         #[arg(long)]
         l2_hit_waits_for_fill: bool,
+        /// Predict with consecutive element-wise fragment operations issued interleaved
+        /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
+        /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
+        #[arg(long)]
+        interleave_element_wise: bool,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -260,6 +265,7 @@ fn run(args: Args) -> Result<(), String> {
             mbarrier_passed_wait_cycles,
             wgmma_descriptors_before_each,
             l2_hit_waits_for_fill,
+            interleave_element_wise,
             copies_free,
             reports,
             trace_ctas,
@@ -300,6 +306,7 @@ fn run(args: Args) -> Result<(), String> {
                     mbarrier_passed_wait_cycles,
                     wgmma_descriptors_before_each,
                     l2_hit_waits_for_fill,
+                    interleave_element_wise,
                 };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
@@ -364,6 +371,7 @@ struct Overrides {
     mbarrier_passed_wait_cycles: Option<u32>,
     wgmma_descriptors_before_each: bool,
     l2_hit_waits_for_fill: bool,
+    interleave_element_wise: bool,
 }
 
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes
@@ -388,6 +396,7 @@ fn predict_all(
         descriptors_before_each.value |= overrides.wgmma_descriptors_before_each;
     }
     machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
+    machine.issue.interleave_element_wise.value |= overrides.interleave_element_wise;
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

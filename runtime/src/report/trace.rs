@@ -136,6 +136,13 @@ pub enum Issued {
         /// Warp-instructions.
         count: u32,
     },
+    /// Element-wise instructions of several ops, interleaved across pipes.
+    Interleaved {
+        /// Warp-instructions.
+        count: u32,
+        /// Ops interleaved.
+        ops: u32,
+    },
     /// Shared-memory accesses.
     Shared {
         /// Loads or stores.
@@ -249,6 +256,7 @@ impl SpanKind {
         match self {
             SpanKind::Issued(issued) => match issued {
                 Issued::Exec { pipe, .. } => pipe.name().to_string(),
+                Issued::Interleaved { .. } => "interleaved".to_string(),
                 Issued::Shared { dir, .. } => format!("{}.shared", dir.mnemonic()),
                 Issued::Global { dir, .. } => format!("{}.global", dir.mnemonic()),
                 Issued::Tmem { dir, .. } => format!("tcgen05.{}", dir.mnemonic()),
@@ -319,7 +327,7 @@ impl SpanKind {
             SpanKind::MmaGroup { .. } | SpanKind::Issued(Issued::Wgmma { .. } | Issued::Tcgen05Mma { .. }) => "tensor",
             SpanKind::Copy(_) | SpanKind::Issued(Issued::Tma(_)) => "tma",
             SpanKind::Issued(Issued::Shared { .. } | Issued::Global { .. } | Issued::Tmem { .. }) => "memory",
-            SpanKind::Issued(Issued::Exec { .. }) => "compute",
+            SpanKind::Issued(Issued::Exec { .. } | Issued::Interleaved { .. }) => "compute",
         }
     }
 }
@@ -346,6 +354,7 @@ impl fmt::Display for Issued {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Issued::Exec { pipe, count } => write!(f, "{} x{count}", pipe.name()),
+            Issued::Interleaved { count, ops } => write!(f, "{count} instructions of {ops} ops interleaved"),
             Issued::Shared { dir, count } => write!(f, "{}.shared x{count}", dir.mnemonic()),
             Issued::Global { dir, count } => write!(f, "{}.global x{count}", dir.mnemonic()),
             Issued::Tmem { dir, count } => write!(f, "tcgen05.{} x{count}", dir.mnemonic()),

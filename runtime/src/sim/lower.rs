@@ -22,6 +22,7 @@
 use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, RoleSpec, Wait};
 use crate::gpu::codegen::TileLayout;
 
+use super::mix::Mix;
 use super::timing::{ExecPipe, MmaKind, Timing};
 
 /// Threads that share one row of a fragment in the `wgmma` accumulator layout (a quad).
@@ -369,6 +370,9 @@ pub enum Instr {
     TryWait,
     /// A blocking wait; one issue cycle each time the warp tests it.
     Wait(Wait),
+    /// Consecutive element-wise bursts interleaved as the compiler schedules them
+    /// ([`super::mix`]); not produced by [`lower`], which gives one burst per op.
+    Mix(Mix),
 }
 
 impl Instr {
@@ -380,6 +384,7 @@ impl Instr {
             | Instr::GlobalLoad { count, .. }
             | Instr::GlobalStore { count, .. }
             | Instr::Tmem { count, .. } => count,
+            Instr::Mix(mix) => mix.issues(),
             Instr::Mma { issue, .. } => issue,
             Instr::Umma { instrs, .. } => instrs,
             Instr::MmaCommit { .. }

@@ -214,6 +214,35 @@ mod tests {
     }
 
     #[test]
+    fn interleaved_softmax_bursts_run_at_the_special_function_rate() {
+        // One warp's softmax of 64 elements a thread: the scale (64 FFMA), `exp2` (64
+        // MUFU.EX2) and the row sum's in-thread adds (62 FADD), each element-wise on the one
+        // before. As bursts the FFMA and FADD run before and after the exponentials; issued
+        // interleaved (`issue.interleave_element_wise`) they run beside them, at MUFU's rate.
+        let program = vec![
+            exec(ExecPipe::Fma, 64, Dep::Stream),
+            exec(ExecPipe::Mufu, 64, Dep::Stream),
+            exec(ExecPipe::Fma, 62, Dep::Stream),
+        ];
+        let time = |interleave: bool| {
+            let mut machine = h100();
+            machine.issue.interleave_element_wise.value = interleave;
+            let kernel = MicroKernel::new(vec![warp("softmax", program.clone())]);
+            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
+                Ok(r) => r.cycles,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        // A run ends when its last instruction issues; the last MUFU.EX2s then still sit in
+        // the sub-partition's MIO queue.
+        let interval = Timing::new(&h100(), 1.83).pipe(ExecPipe::Mufu).interval;
+        let queued = u64::from(h100().issue.mio_queue_instructions.value) * interval;
+        let (bursts, mixed) = (time(false), time(true));
+        assert!(bursts >= mixed + 100, "bursts {bursts}, interleaved {mixed} cycles");
+        assert!((64 * interval - queued..64 * interval).contains(&mixed), "interleaved: {mixed} cycles");
+    }
+
+    #[test]
     fn a_dependent_ffma_chain_pays_the_latency_per_instruction() {
         let n = 1000;
         let report = run(&MicroKernel::new(vec![warp("chain", vec![exec(ExecPipe::Fma, n, Dep::Chain)])]));

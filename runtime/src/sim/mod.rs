@@ -21,6 +21,7 @@ pub mod lower;
 pub mod machine;
 pub mod memory;
 pub mod micro;
+pub mod mix;
 pub mod occupancy;
 mod options;
 mod reuse;

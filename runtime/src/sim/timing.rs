@@ -111,6 +111,9 @@ pub struct Timing {
     /// Each `wgmma` of a group issues after its own descriptor arithmetic (else the group at
     /// once, the arithmetic after it).
     pub mma_descriptors_before_each: bool,
+    /// Consecutive element-wise bursts issue interleaved ([`super::mix`];
+    /// `issue.interleave_element_wise`).
+    pub interleave_element_wise: bool,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -202,6 +205,7 @@ impl Timing {
             warp_size,
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu), pipe(&p.uniform)],
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
+            interleave_element_wise: machine.issue.interleave_element_wise.value,
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),

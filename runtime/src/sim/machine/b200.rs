@@ -47,6 +47,7 @@ impl Machine {
                 warp_instructions_per_smsp_per_clk: Param::new(1, src::ASSUMED_HOPPER),
                 mio_queue_instructions: Param::new(8, src::ASSUMED_HOPPER),
                 scheduler_policy: Machine::h100_sxm().issue.scheduler_policy.assumed(src::ASSUMED_HOPPER),
+                interleave_element_wise: Machine::h100_sxm().issue.interleave_element_wise.assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

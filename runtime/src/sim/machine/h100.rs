@@ -57,6 +57,10 @@ impl Machine {
                     SchedulerPolicy::LooseRoundRobin,
                     "measured: two warps of one sub-partition running the same throughput-bound stream (8 FFMA, MUFU.EX2 or softmax-mix chains) finish together, the other warp 90-99% through its stream when the first finishes (1.71-1.84x one warp's time alone, 3.17-3.59x with four), not one warp first as a greedy scheduler would give; calibration/results/sched/sched_summary.txt (H200, item 23)",
                 ),
+                interleave_element_wise: Param::new(
+                    false,
+                    "SASS of the generated FA3 consumer (sm_90a): ptxas alternates the FFMA, MUFU.EX2 and FADD of the softmax pair by pair (calibration/sass/README.md, docs/validation.md 'The FA3 consumer's step without memory'); H200 stall sampling of #70 puts 75% of the MUFU.EX2 samples on wait and 3% on mio_throttle (calibration/results/validate_stalls/70_sass.csv)",
+                ),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

@@ -144,6 +144,10 @@ parameters! {
         /// How each sub-partition's scheduler picks among its eligible warps (a run may
         /// override it: [`super::SimOptions::policy`]).
         pub scheduler_policy: Param<SchedulerPolicy>,
+        /// Whether consecutive element-wise fragment operations issue interleaved across
+        /// their pipes, as the compiler schedules them (`sim/mix.rs`), rather than one burst
+        /// per operation.
+        pub interleave_element_wise: Param<bool>,
     }
 }
 

@@ -416,6 +416,9 @@ impl Sm {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         let done = driver.resume(self.place(resident), i, release, &mut buf)?;
+        if env.timing.interleave_element_wise {
+            super::mix::interleave(&mut buf);
+        }
         let warps = self.instance_warps(resident, &env.shape.instances[i], env);
         for w in warps.clone() {
             self.warps[w].queue.extend(buf.iter().copied());

@@ -8,6 +8,7 @@ use crate::report::StallReason;
 use super::super::error::SimError;
 use super::super::lower::{Dep, Instr};
 use super::super::memory::{Access, MemorySystem, SectorFill};
+use super::super::mix::MIX_PARTS;
 use super::super::sites::Queued;
 use super::super::timing::{ExecPipe, Timing};
 use super::sync::WaitTest;
@@ -72,6 +73,9 @@ impl Sm {
             let warp = &mut self.warps[w];
             warp.head_left = head.issues().max(1);
             warp.head_start = t;
+            if let Instr::Mix(_) = head {
+                warp.mix_issued = [0; MIX_PARTS];
+            }
         }
         // One warp-instruction of the head.
         match head {
@@ -86,6 +90,22 @@ impl Sm {
                 if starting {
                     warp.head_first_result = start + latency;
                 }
+            }
+            Instr::Mix(mix) => {
+                let k = mix.next(&self.warps[w].mix_issued);
+                let part = mix.part(k);
+                let start = self.start_on_for(smsp, part.pipe, u32::from(part.elements), t, 0, timing);
+                self.interfere(smsp, part.pipe, t, start, timing);
+                let result = start + timing.pipe(part.pipe).latency;
+                let warp = &mut self.warps[w];
+                if warp.mix_issued[k] == 0 {
+                    if k + 1 < mix.parts().len() {
+                        warp.mix_ready[k + 1] = result;
+                    } else {
+                        warp.head_first_result = result;
+                    }
+                }
+                warp.mix_issued[k] += 1;
             }
             Instr::Shared { bytes, load, .. } => {
                 let start = self.start_on(smsp, ExecPipe::Lsu, t, ceil(self.smem_free), timing);
@@ -143,6 +163,10 @@ impl Sm {
             Instr::Exec { pipe, dep, .. } => {
                 warp.dep_ready = if dep == Dep::Chain { warp.chain_ready } else { warp.head_first_result };
                 warp.dep_reason = result_reason(pipe);
+            }
+            Instr::Mix(mix) => {
+                warp.dep_ready = warp.head_first_result;
+                warp.dep_reason = result_reason(mix.part(mix.parts().len() - 1).pipe);
             }
             Instr::Shared { load: true, .. } | Instr::Tmem { load: true, .. } => {
                 warp.dep_ready = warp.head_first_result;

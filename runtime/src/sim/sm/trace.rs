@@ -120,6 +120,7 @@ fn issued(instr: &Instr, env: &Env<'_>) -> Option<Issued> {
     let dir = |load: bool| if load { Load } else { Store };
     Some(match *instr {
         Instr::Exec { pipe, count, .. } => Issued::Exec { pipe, count },
+        Instr::Mix(mix) => Issued::Interleaved { count: mix.issues(), ops: mix.parts().len() as u32 },
         Instr::Shared { count, load, .. } => Issued::Shared { dir: dir(load), count },
         Instr::GlobalLoad { count, .. } => Issued::Global { dir: Load, count },
         Instr::GlobalStore { count, .. } => Issued::Global { dir: Store, count },

@@ -7,6 +7,7 @@ use crate::dsl::Wait;
 use crate::report::{StallCycles, StallReason};
 
 use super::super::lower::{Dep, Instr};
+use super::super::mix::MIX_PARTS;
 use super::super::sites::{Queued, Site};
 use super::super::timing::{ExecPipe, Timing};
 use super::{NEVER, Sm, ceil};
@@ -44,6 +45,11 @@ pub(super) struct Warp {
     pub dep_reason: StallReason,
     /// Inside a [`Dep::Chain`] burst: the previous instruction's result.
     pub chain_ready: u64,
+    /// Inside an [`Instr::Mix`]: instructions issued of each part...
+    pub mix_issued: [u16; MIX_PARTS],
+    /// ...and when each part's first instruction may issue (the first result of the part
+    /// before it).
+    pub mix_ready: [u64; MIX_PARTS],
     pub block: Block,
     /// Whether the head wait has been tested once (a `bar.sync` arrives on its first test).
     pub wait_started: bool,
@@ -77,6 +83,8 @@ impl Warp {
             dep_ready: 0,
             dep_reason: StallReason::Wait,
             chain_ready: 0,
+            mix_issued: [0; MIX_PARTS],
+            mix_ready: [0; MIX_PARTS],
             block: Block::No,
             wait_started: false,
             try_wait_at: None,
@@ -180,7 +188,7 @@ impl Sm {
     /// Closes warp `w`'s stall interval at `t` if its reason changes to `reason` or the
     /// instruction at the head of its queue has changed (its source site with it).
     pub(super) fn account(&mut self, w: usize, t: u64, reason: StallReason) {
-        let site = self.warps[w].queue.front().map_or(Site::NONE, |q| q.site);
+        let site = self.head_site(w);
         let gate = &mut self.gates[w];
         if reason != gate.reason || site != gate.site {
             if t > gate.since {
@@ -190,6 +198,20 @@ impl Sm {
             gate.since = t;
             gate.reason = reason;
             gate.site = site;
+        }
+    }
+
+    /// The source site of warp `w`'s next instruction (inside a mix, that of the part whose
+    /// instruction is next).
+    pub(super) fn head_site(&self, w: usize) -> Site {
+        let warp = &self.warps[w];
+        match warp.queue.front() {
+            Some(Queued { instr: Instr::Mix(mix), .. }) if warp.head_left > 0 => {
+                mix.part(mix.next(&warp.mix_issued)).site
+            }
+            Some(Queued { instr: Instr::Mix(mix), .. }) => mix.part(0).site,
+            Some(q) => q.site,
+            None => Site::NONE,
         }
     }
 
@@ -213,6 +235,16 @@ impl Sm {
                     };
                     let (needs, needs_reason, (at, at_reason)) = match *head {
                         Instr::Exec { pipe, dep, .. } => (Needs::Pipe(pipe), throttle(pipe), operand(dep, pipe)),
+                        Instr::Mix(mix) => {
+                            let k = mix.next(&warp.mix_issued);
+                            let pipe = mix.part(k).pipe;
+                            let ready = if k > 0 && warp.mix_issued[k] == 0 {
+                                (warp.mix_ready[k], result_reason(mix.part(k - 1).pipe))
+                            } else {
+                                operand(Dep::Stream, pipe)
+                            };
+                            (Needs::Pipe(pipe), throttle(pipe), ready)
+                        }
                         Instr::Shared { .. } => {
                             (Needs::Pipe(ExecPipe::Lsu), StallReason::MioThrottle, operand(Dep::Stream, ExecPipe::Lsu))
                         }
