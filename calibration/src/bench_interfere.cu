@@ -51,16 +51,47 @@ enum { MMA_NONE = 0, MMA_SS = 1, MMA_RS = 2 };
 enum {
   ALU_NONE = 0, ALU_EX2 = 1, ALU_FFMA = 2, ALU_F2FP = 3, ALU_FMNMX = 4, ALU_SHFL = 5, ALU_MIX = 6, ALU_FADD = 7,
   // item 24: two kinds on independent chains, 8 of each per step
-  ALU_EX2_FMNMX = 8, ALU_EX2_FFMA = 9, ALU_FMNMX_FFMA = 10
+  ALU_EX2_FMNMX = 8, ALU_EX2_FFMA = 9, ALU_FMNMX_FFMA = 10,
+  // item 31: one kind on 1, 2 or 4 dependent chains per thread (latency-bound at 1 and 2)
+  ALU_FMNMX_C1 = 11, ALU_FMNMX_C2 = 12, ALU_FMNMX_C4 = 13, ALU_EX2_C1 = 14, ALU_EX2_C2 = 15, ALU_F2FP_C1 = 16,
+  ALU_F2FP_C2 = 17
 };
-static const char* kAluName[] = {"none", "ex2", "ffma", "f2fp", "fmnmx", "shfl", "mix", "fadd", "ex2+fmnmx", "ex2+ffma", "fmnmx+ffma"};
+static const char* kAluName[] = {"none",     "ex2",      "ffma",     "f2fp",     "fmnmx",    "shfl",
+                                 "mix",      "fadd",     "ex2+fmnmx", "ex2+ffma", "fmnmx+ffma", "fmnmx_c1",
+                                 "fmnmx_c2", "fmnmx_c4", "ex2_c1",   "ex2_c2",   "f2fp_c1",  "f2fp_c2"};
+// dependent chains per thread of each kind
+static const int kChains[] = {0, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 2, 4, 1, 2, 1, 2};
 static const char* kMmaName[] = {"none", "ss", "rs"};
 // instructions (warp-level) per thread per chunk for each ALU kind: 16 steps x 8 chains;
 // MIX: 16 steps x (8 FFMA + 8 EX2 + 4 F2FP + 8 FMNMX + 8 FADD) = 16 x 36
-static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128, 256, 256, 256};
+static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128, 256, 256, 256, 128, 128, 128, 128, 128, 128, 128};
+
+// One kind on C dependent chains per thread, 128 instructions a chunk.
+template <int KIND, int C>
+__device__ __forceinline__ void chain_chunk(float (&x)[8], const float (&m)[8]) {
+#pragma unroll
+  for (int s = 0; s < 128 / C; ++s) {
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      if (KIND == ALU_FMNMX)
+        asm volatile("max.f32 %0, %0, %1;" : "+f"(x[j]) : "f"(m[j]));
+      else if (KIND == ALU_EX2)
+        asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x[j]));
+      else
+        asm volatile("{ .reg .b32 t; cvt.rn.bf16x2.f32 t, %0, %1; mov.b32 %0, t; }" : "+f"(x[j]) : "f"(m[j]));
+    }
+  }
+}
 
 template <int KIND>
 __device__ __forceinline__ void alu_chunk(float (&x)[8], float (&m)[8], float (&l)[8], float a, float b) {
+  if (KIND == ALU_FMNMX_C1) return chain_chunk<ALU_FMNMX, 1>(x, m);
+  if (KIND == ALU_FMNMX_C2) return chain_chunk<ALU_FMNMX, 2>(x, m);
+  if (KIND == ALU_FMNMX_C4) return chain_chunk<ALU_FMNMX, 4>(x, m);
+  if (KIND == ALU_EX2_C1) return chain_chunk<ALU_EX2, 1>(x, m);
+  if (KIND == ALU_EX2_C2) return chain_chunk<ALU_EX2, 2>(x, m);
+  if (KIND == ALU_F2FP_C1) return chain_chunk<ALU_F2FP, 1>(x, m);
+  if (KIND == ALU_F2FP_C2) return chain_chunk<ALU_F2FP, 2>(x, m);
 #pragma unroll
   for (int s = 0; s < 16; ++s) {
     if (KIND == ALU_EX2) {
@@ -221,8 +252,8 @@ static void run_interfere() {
   char name[96], method[400];
   snprintf(method, sizeof method,
            "1 CTA/SM on %d SMs x 3 launches; WG0: %s wgmma m64n128k16 {4; commit; wait_group 1}; %d WG(s) of %s streams, "
-           "8 chains/thread, 16x unrolled; tensor WG runs T/256 groups (T = %lld), ALU warps run until it is done (or T cycles alone), shared clock64 start",
-           sms, kMmaName[MMA], NALU, kAluName[ALU], T);
+           "%d chains/thread, unrolled; tensor WG runs T/256 groups (T = %lld), ALU warps run until it is done (or T cycles alone), shared clock64 start",
+           sms, kMmaName[MMA], NALU, kAluName[ALU], kChains[ALU], T);
   if (MMA != MMA_NONE) {
     snprintf(name, sizeof name, "intf_%s_with_%s%d_mma_fma_per_clk", kMmaName[MMA], kAluName[ALU], NALU);
     emit(name, stats_of(mma_rate), "FMA/clk/SM", method);
@@ -464,6 +495,20 @@ int main(int argc, char** argv) {
     PAIRKIND(ALU_EX2_FFMA)
     PAIRKIND(ALU_FMNMX_FFMA)
     PAIRKIND(ALU_MIX)
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "chains") == 0) {
+    // item 31: does a busy tensor pipe slow latency-bound chains as it slows saturating
+    // streams? One warpgroup of 1, 2 or 4 chains per thread, alone and beside SS wgmma.
+    PAIRKIND(ALU_FMNMX_C1)
+    PAIRKIND(ALU_FMNMX_C2)
+    PAIRKIND(ALU_FMNMX_C4)
+    PAIRKIND(ALU_FMNMX)
+    PAIRKIND(ALU_F2FP_C1)
+    PAIRKIND(ALU_F2FP_C2)
+    PAIRKIND(ALU_EX2_C1)
+    PAIRKIND(ALU_EX2_C2)
+    PAIRKIND(ALU_EX2)
     return 0;
   }
   // (A) each alone, then together
