@@ -33,6 +33,10 @@ struct Args {
     /// `Cuda::without_copies` runs it).
     #[arg(long)]
     copies_free: bool,
+    /// Render the kernels with op timestamps, as `validate op-times --gpu` runs them (the
+    /// first 132 CTAs record, 4093 marks a warp): the SASS the marks' cycles come from.
+    #[arg(long)]
+    timestamps: bool,
     /// Kernels to dump (all when none is named).
     kernels: Vec<String>,
 }
@@ -82,7 +86,11 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     std::fs::create_dir_all(&args.out)?;
     for ir in all.into_iter().filter(|ir| args.kernels.is_empty() || args.kernels.contains(&ir.name)) {
-        let generated = codegen::generate(ir)?;
+        let generated = if args.timestamps {
+            codegen::generate_timestamped(ir, codegen::TimestampSpec { ctas: 132, capacity: 16381 })?
+        } else {
+            codegen::generate(ir)?
+        };
         let program = Program::new(format!("{}.cu", generated.entry), generated.translation_unit(), generated.arch);
         let program = if args.copies_free { program.without_copies() } else { program };
         let path = |ext: &str| args.out.join(format!("{}.{ext}", generated.entry));
