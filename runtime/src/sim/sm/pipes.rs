@@ -73,9 +73,6 @@ impl Sm {
             let warp = &mut self.warps[w];
             warp.head_left = head.issues().max(1);
             warp.head_start = t;
-            if let Instr::Mix(_) = head {
-                warp.mix_issued = [0; MIX_PARTS];
-            }
         }
         // One warp-instruction of the head.
         match head {
@@ -165,6 +162,8 @@ impl Sm {
                 warp.dep_reason = result_reason(pipe);
             }
             Instr::Mix(mix) => {
+                // Counts start from zero for the next mix, whose gate is computed before it starts.
+                warp.mix_issued = [0; MIX_PARTS];
                 warp.dep_ready = warp.head_first_result;
                 warp.dep_reason = result_reason(mix.part(mix.parts().len() - 1).pipe);
             }

@@ -45,7 +45,7 @@ pub(super) struct Warp {
     pub dep_reason: StallReason,
     /// Inside a [`Dep::Chain`] burst: the previous instruction's result.
     pub chain_ready: u64,
-    /// Inside an [`Instr::Mix`]: instructions issued of each part...
+    /// Inside an [`Instr::Mix`]: instructions issued of each part (all zero outside one)...
     pub mix_issued: [u16; MIX_PARTS],
     /// ...and when each part's first instruction may issue (the first result of the part
     /// before it).
@@ -206,10 +206,7 @@ impl Sm {
     pub(super) fn head_site(&self, w: usize) -> Site {
         let warp = &self.warps[w];
         match warp.queue.front() {
-            Some(Queued { instr: Instr::Mix(mix), .. }) if warp.head_left > 0 => {
-                mix.part(mix.next(&warp.mix_issued)).site
-            }
-            Some(Queued { instr: Instr::Mix(mix), .. }) => mix.part(0).site,
+            Some(Queued { instr: Instr::Mix(mix), .. }) => mix.part(mix.next(&warp.mix_issued)).site,
             Some(q) => q.site,
             None => Site::NONE,
         }
