@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds src/bench_interfere.cu and runs one of its modes beside running wgmma, each writing
+# Builds src/bench_interfere.cu (pairs, chains) or src/bench_waits.cu (wait_after, wait_shape)
+# and runs one of its modes beside running wgmma, each writing
 # MODE_env.txt, MODE_build.log, MODE_sass.txt.gz (the mode's kernels), MODE_sass_summary.txt
 # (their counted instructions), MODE_smi.csv (clock and power every 100 ms) and MODE.log:
 #   pairs       item 24: two instruction kinds on independent chains, one warpgroup, alone and
@@ -8,19 +9,25 @@
 #               wgmma SS (results/chains)
 #   wait_after  item 32: an mbarrier try_wait on a completed phase, or a dependent ld.shared,
 #               right after a group of 1-8 wgmma SS or RS (results/wait_after)
+#   wait_shape  item 33: the same wait in four shapes (none, uniform address, per-thread
+#               address, a ring of TMA-completed phases) timed from before the group
+#               (results/wait_shape)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|wait_after [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|wait_after|wait_shape [outdir]}"
+BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
          COUNT='FFMA|FMNMX|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
   chains) DEFAULT=chains; KERNELS='interfereILi[01]ELi(1[1-7])ELi1E'
           COUNT='FMNMX|F2FP\.[A-Z0-9.]+|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
-  wait_after) DEFAULT=wait_after; KERNELS='wait_after_mma'
+  wait_after) BIN=bench_waits; DEFAULT=wait_after; KERNELS='wait_after_mma'
               COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|LDS|CS2R' ;;
-  *) echo "unknown mode '$MODE': pairs, chains or wait_after" >&2; exit 2 ;;
+  wait_shape) BIN=bench_waits; DEFAULT=wait_shape; KERNELS='wait_shape|wake_shape|arrive_wait'
+              COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|YIELD|BSSY|BSYNC|CS2R' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, wait_after or wait_shape" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"
@@ -29,16 +36,16 @@ cd "$HERE"
 NVFLAGS="-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -lineinfo -Xptxas -v"
 date -u +"date: %Y-%m-%dT%H:%M:%SZ" > "$OUTDIR/${MODE}_env.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv >> "$OUTDIR/${MODE}_env.txt" 2>&1
-nvcc $NVFLAGS -o build/bench_interfere src/bench_interfere.cu > "$OUTDIR/${MODE}_build.log" 2>&1
+nvcc $NVFLAGS -o "build/$BIN" "src/$BIN.cu" > "$OUTDIR/${MODE}_build.log" 2>&1
 echo "build rc=$?" >> "$OUTDIR/${MODE}_build.log"
 tail -3 "$OUTDIR/${MODE}_build.log"
-cuobjdump --dump-sass build/bench_interfere > "build/$MODE.sass" 2>/dev/null
+cuobjdump --dump-sass "build/$BIN" > "build/$MODE.sass" 2>/dev/null
 awk -v k="$KERNELS" '/Function :/{p = ($0 ~ k)} p' "build/$MODE.sass" | gzip -c > "$OUTDIR/${MODE}_sass.txt.gz"
 zcat "$OUTDIR/${MODE}_sass.txt.gz" | grep -oE "Function : [^ ]+|\b($COUNT)\b" | uniq -c > "$OUTDIR/${MODE}_sass_summary.txt"
 Q="timestamp,clocks.sm,power.draw,clocks_event_reasons.active"
 nvidia-smi --query-gpu=$Q --format=csv,noheader,nounits -lms 100 > "$OUTDIR/${MODE}_smi.csv" 2>&1 &
 SMI=$!
-timeout 150 ./build/bench_interfere "$MODE" > "$OUTDIR/$MODE.log" 2>&1
+timeout 150 "./build/$BIN" "$MODE" > "$OUTDIR/$MODE.log" 2>&1
 echo "rc=$?" >> "$OUTDIR/$MODE.log"
 kill $SMI 2>/dev/null; wait $SMI 2>/dev/null
 grep -o '"name":"[^"]*","value":[^,]*' "$OUTDIR/$MODE.log"

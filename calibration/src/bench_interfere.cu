@@ -16,36 +16,8 @@
 
 #include "common.h"
 #include "wgmma_ops.h"
+#include "wgmma_tiles.h"
 #include "wgmma_rs_ops.h"
-
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int K>
-__device__ __forceinline__ void wg_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory");
-}
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr) {
-  uint64_t d = 0;
-  d |= (uint64_t)((saddr & 0x3FFFF) >> 4);
-  d |= (uint64_t)1 << 16;
-  d |= (uint64_t)(1024 >> 4) << 32;
-  d |= (uint64_t)1 << 62;
-  return d;
-}
-// A: 64x64 bf16 at base (8 KB); B: 128x64 bf16 at base+8 KB (16 KB); V-like B2 at base+24 KB.
-__device__ __forceinline__ uint32_t fill_tiles(uint8_t* raw) {
-  uint32_t base = (smem_u32(raw) + 1023) & ~1023u;
-  uint8_t* p = raw + (base - smem_u32(raw));
-  uint16_t* h = reinterpret_cast<uint16_t*>(p);
-  for (int i = threadIdx.x; i < 40960 / 2; i += blockDim.x) {
-    uint32_t x = (i + 1) * 2654435761u;
-    x ^= x >> 13;
-    h[i] = (uint16_t)(0x3F80 | (x & 0x7F) | ((x >> 8) & 0x8000));
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  return base;
-}
 
 enum { MMA_NONE = 0, MMA_SS = 1, MMA_RS = 2 };
 enum {
@@ -262,97 +234,6 @@ static void run_interfere() {
     snprintf(name, sizeof name, "intf_%s_with_%s%d_alu_lanes_per_clk", kMmaName[MMA], kAluName[ALU], NALU);
     emit(name, stats_of(alu_rate), ALU == ALU_MIX ? "thread-instr/clk/SM (36 per 8 elements)" : "lanes/clk/SM", method);
   }
-}
-
-// ------------------------------------------------------------------ (D) a wait right after an MMA group's issue
-// Item 32: what an `mbarrier.try_wait` on a completed phase (or a dependent `ld.shared`) costs
-// when issued right after a group of G wgmma m64n128k16 (SS: both operands from shared memory;
-// RS: A from registers), before the group completes: {fence; G wgmma; commit; t0 = clock;
-// wait or load; t1 = clock; wait_group 0}. NWG warpgroups of one CTA run it at once; MMA none
-// gives the wait alone. Cycles t1 - t0 per pass, median over warps and passes.
-enum { AFTER_TRYWAIT = 0, AFTER_LDS = 1 };
-template <int MMA, int G, int WHAT>
-__global__ void wait_after_mma(long long* out, float* sink, int passes) {
-  extern __shared__ uint8_t raw[];
-  __shared__ uint64_t bar;
-  __shared__ uint32_t word[32];
-  uint32_t base = fill_tiles(raw);
-  uint32_t b = smem_u32(&bar);
-  if (threadIdx.x == 0) mbar_init(b, 1);
-  if (threadIdx.x < 32) word[threadIdx.x] = 0;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    mbar_fence_init();
-    mbar_arrive_nostate(b);  // completes phase 0
-  }
-  __syncthreads();
-  uint64_t da = desc_sw128(base), db = desc_sw128(base + 8192);
-  uint32_t r0 = 0x3F803F80u ^ threadIdx.x, r1 = 0x3F813F82u, r2 = 0xBF803F84u, r3 = 0x3F86BF80u;
-  float d[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) d[i] = 0.f;
-  uint32_t w = smem_u32(&word[threadIdx.x & 31]), acc = 0;
-  long long total = 0;
-  for (int it = 0; it < passes + 2; ++it) {
-    wg_fence();
-    if (MMA != MMA_NONE) {
-#pragma unroll
-      for (int k = 0; k < G; ++k) {
-        if (MMA == MMA_SS)
-          wgmma_m64n128k16_ss(d, da + 2 * (k & 3), db + 2 * (k & 3), 1);
-        else
-          wgmma_m64n128k16_rs(d, r0, r1, r2, r3, db + 2 * (k & 3), 1);
-      }
-    }
-    wg_commit();
-    long long t0 = clk();
-    if (WHAT == AFTER_TRYWAIT) {
-      uint32_t ok;
-      do { ok = mbar_try_wait(b, 0); } while (!ok);
-      acc += ok;
-    } else {
-      uint32_t v;
-      do {  // a branch on the loaded value, so the clock is read after it returns
-        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(w + 4 * (acc & 1)) : "memory");
-      } while (v == 0xFFFFFFFFu);
-      acc += v + 1;
-    }
-    long long t1 = clk() + (acc == 12345u);
-    wg_wait<0>();
-    if (it >= 2) total += t1 - t0;
-  }
-  fence_acc(d);
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < 64; ++i) s += d[i];
-  if ((threadIdx.x & 31) == 0) out[blockIdx.x * 8 + threadIdx.x / 32] = total;
-  if (s == 1234.5f) sink[threadIdx.x] = s;
-}
-
-template <int MMA, int G, int WHAT>
-static void run_wait_after(int nwg) {
-  auto k = wait_after_mma<MMA, G, WHAT>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  int sms = num_sms();
-  const int passes = 256;
-  std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms * 8);
-    CK(cudaMemcpy(o.data(), d_out, sms * 8 * 8, cudaMemcpyDeviceToHost));
-    for (int c = 0; c < sms; ++c)
-      for (int wp = 0; wp < 4 * nwg; ++wp) v.push_back((double)o[c * 8 + wp] / passes);
-  }
-  char name[96], method[400];
-  snprintf(name, sizeof name, "after_%s_g%d_%s_%dwg", kMmaName[MMA], G, WHAT == AFTER_TRYWAIT ? "trywait" : "lds", nwg);
-  snprintf(method, sizeof method,
-           "1 CTA/SM on %d SMs x 3 launches, %d warpgroup(s) each: {fence; %d wgmma m64n128k16 %s; commit; t0 = clock64; %s; "
-           "t1 = clock64; wait_group 0} x %d passes; t1 - t0 per pass and warp",
-           sms, nwg, G, kMmaName[MMA],
-           WHAT == AFTER_TRYWAIT ? "try_wait.parity on a completed phase (retry loop)" : "dependent ld.shared.u32",
-           passes);
-  emit(name, stats_of(v), "cycles", method);
 }
 
 // ------------------------------------------------------------------ (B) FA3 consumer synthetic
@@ -586,21 +467,6 @@ int main(int argc, char** argv) {
     PAIRKIND(ALU_EX2_FFMA)
     PAIRKIND(ALU_FMNMX_FFMA)
     PAIRKIND(ALU_MIX)
-    return 0;
-  }
-  if (argc > 1 && strcmp(argv[1], "wait_after") == 0) {
-    // item 32: a wait or a shared-memory load right after an MMA group's issue.
-    for (int nwg : {1, 2}) {
-      run_wait_after<MMA_NONE, 4, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_SS, 1, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_SS, 4, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_SS, 8, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_RS, 4, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_RS, 8, AFTER_TRYWAIT>(nwg);
-      run_wait_after<MMA_NONE, 4, AFTER_LDS>(nwg);
-      run_wait_after<MMA_SS, 4, AFTER_LDS>(nwg);
-      run_wait_after<MMA_RS, 4, AFTER_LDS>(nwg);
-    }
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "chains") == 0) {

@@ -452,6 +452,48 @@ mod tests {
         }
     }
 
+    /// Calibration item 33's loop (`results/wait_shape/`): one warpgroup, each pass a group of
+    /// 4 `wgmma` m64n128k16 SS, a wait on a phase completed long before, then `wait_group 0`.
+    /// On the H200 the wait resolves while the group runs: from the fence to `wait_group`'s
+    /// return the pass takes 313-330 cycles with it (uniform address, a ring of phases
+    /// completed by copies) against 326 without. The model's pass is the loop's period, which
+    /// item 18 measured for this group: 4 x 64 + 101-112 cycles.
+    #[test]
+    fn a_passing_wait_right_after_a_group_hides_under_it() {
+        const PASSES: usize = 32;
+        let bar = BarrierSlot { barrier: 0, index: 0 };
+        let group = Instr::Mma {
+            issue: 6,
+            instrs: 4,
+            fma: 64 * 128 * 16,
+            n: 128,
+            dtype: DType::Bf16,
+            a_in_registers: false,
+            commits: true,
+        };
+        let per_pass = |wait: bool| {
+            let mut program = vec![Instr::Arrive { barrier: bar, tx_bytes: 0 }];
+            for _ in 0..PASSES {
+                program.push(group);
+                if wait {
+                    program.push(Instr::Wait(Wait::Parity { slot: bar, parity: 0 }));
+                }
+                program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+            }
+            let kernel = MicroKernel {
+                barriers: vec![1],
+                ..MicroKernel::new(vec![MicroInstance { name: "wg", warps: 4, program }])
+            };
+            match simulate_micro(&Machine::h200(), &kernel, &SimOptions::default()) {
+                Ok(r) => r.cycles as f64 / PASSES as f64,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let (without, with) = (per_pass(false), per_pass(true));
+        assert!((with - without).abs() < 0.02 * without, "{without:.1} cycles a pass without the wait, {with:.1} with");
+        assert!((357.0..=368.0).contains(&with), "{with:.1} cycles a pass");
+    }
+
     #[test]
     fn warps_hide_each_others_global_load_latency() {
         // Each warp: one L2 load, then 32 dependent-on-it FFMAs. More warps, more overlap.
