@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds src/bench_interfere.cu (pairs, chains) or src/bench_waits.cu (wait_after, wait_shape)
+# Builds src/bench_interfere.cu (pairs, chains, int_chains) or src/bench_waits.cu (wait_after, wait_shape,
+# blocked)
 # and runs one of its modes beside running wgmma, each writing
 # MODE_env.txt, MODE_build.log, MODE_sass.txt.gz (the mode's kernels), MODE_sass_summary.txt
 # (their counted instructions), MODE_smi.csv (clock and power every 100 ms) and MODE.log:
@@ -7,27 +8,35 @@
 #               beside wgmma SS (default outdir results/pipe_pairs)
 #   chains      item 31: FMNMX, F2FP, MUFU.EX2 on 1-8 dependent chains, alone and beside
 #               wgmma SS (results/chains)
+#   int_chains  item 35: one dependent integer chain (IADD3, LOP3) a thread on one or two
+#               warps a sub-partition, alone and beside wgmma SS (results/int_chains)
 #   wait_after  item 32: an mbarrier try_wait on a completed phase, or a dependent ld.shared,
 #               right after a group of 1-8 wgmma SS or RS (results/wait_after)
 #   wait_shape  item 33: the same wait in four shapes (none, uniform address, per-thread
 #               address, a ring of TMA-completed phases) timed from before the group
 #               (results/wait_shape)
+#   blocked     item 34: warps blocked in a try_wait beside another warp's mbarrier round
+#               trips (results/blocked)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|wait_after|wait_shape [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked [outdir]}"
 BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
          COUNT='FFMA|FMNMX|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
   chains) DEFAULT=chains; KERNELS='interfereILi[01]ELi(1[1-7])ELi1E'
           COUNT='FMNMX|F2FP\.[A-Z0-9.]+|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
+  int_chains) DEFAULT=int_chains; KERNELS='interfereILi[01]ELi(11|18)ELi[12]E'
+              COUNT='IADD3|LOP3\.LUT|FMNMX|HGMMA\.[0-9x]+\.F32\.BF16' ;;
   wait_after) BIN=bench_waits; DEFAULT=wait_after; KERNELS='wait_after_mma'
               COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|LDS|CS2R' ;;
   wait_shape) BIN=bench_waits; DEFAULT=wait_shape; KERNELS='wait_shape|wake_shape|arrive_wait'
               COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|YIELD|BSSY|BSYNC|CS2R' ;;
-  *) echo "unknown mode '$MODE': pairs, chains, wait_after or wait_shape" >&2; exit 2 ;;
+  blocked) BIN=bench_waits; DEFAULT=blocked; KERNELS='blocked'
+           COUNT='SYNCS\.[A-Z0-9.]+|YIELD|NANOSLEEP' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape or blocked" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"

@@ -4,6 +4,7 @@
 //   wait_shape  item 33: the same wait timed from before the group, in the generated kernels'
 //               address shapes and on a ring of phases completed by bulk copies; and a
 //               blocked wait's wake-up after another warp's arrival, in both address shapes
+//   blocked     item 34: warps blocked in a try_wait beside another warp's mbarrier round trips
 #include <cstring>
 
 #include "common.h"
@@ -369,6 +370,77 @@ static void run_arrive_wait() {
   emit(name, stats_of(v), "cycles t1 - t0", method);
 }
 
+// Item 34: do warps blocked in a try_wait slow another warp's mbarrier traffic? A CTA of 16
+// warps (warp w on sub-partition w % 4); the warps of MASK wait on barrier Y (per-thread
+// address, as generated) until warp 0 is done; the others exit. Warp 0 runs 512 round trips
+// {lane 0 arrives on X (one arrival a phase); try_wait X's phase} (WHAT 0) or 512 x 8
+// dependent integer adds (WHAT 1, a control for issue slots), then completes Y.
+template <int WHAT>
+__global__ void blocked(long long* out, uint32_t mask, int passes) {
+  __shared__ uint64_t x, y;
+  __shared__ uint32_t word[32];
+  uint32_t warp = threadIdx.x / 32;
+  if (threadIdx.x == 0) {
+    mbar_init(smem_u32(&x), 1);
+    mbar_init(smem_u32(&y), 1);
+  }
+  if (threadIdx.x < 32) word[threadIdx.x] = 0;
+  __syncthreads();
+  if (threadIdx.x == 0) mbar_fence_init();
+  __syncthreads();
+  uint32_t zero = word[threadIdx.x & 31];
+  uint32_t bx = smem_u32(&x) + zero, by = smem_u32(&y) + zero;
+  if (warp != 0) {
+    if (mask >> warp & 1) {
+      uint32_t ok;
+      do { ok = mbar_try_wait(by, 0); } while (!ok);
+    }
+    return;
+  }
+  spin_cycles(2000);  // the waiters are blocked by now
+  uint32_t acc = zero;
+  long long t0 = clk();
+  for (int it = 0; it < passes; ++it) {
+    if (WHAT == 0) {
+      if ((threadIdx.x & 31) == 0) mbar_arrive_nostate(bx);
+      uint32_t ok;
+      do { ok = mbar_try_wait(bx, it & 1); } while (!ok);
+      acc += ok;
+    } else {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) asm volatile("add.u32 %0, %0, %1;" : "+r"(acc) : "r"(acc));
+    }
+  }
+  long long t1 = clk();
+  if (threadIdx.x == 0) {
+    mbar_arrive_nostate(smem_u32(&y));
+    out[blockIdx.x] = (t1 - t0) + (acc == 12345u);
+  }
+}
+
+template <int WHAT>
+static void run_blocked(uint32_t mask, const char* where) {
+  auto k = blocked<WHAT>;
+  int sms = num_sms();
+  const int passes = 512;
+  std::vector<double> v;
+  for (int rep = 0; rep < 3; ++rep) {
+    k<<<sms, 512>>>(d_out, mask, passes);
+    CKLAUNCH();
+    std::vector<long long> o(sms);
+    CK(cudaMemcpy(o.data(), d_out, sms * 8, cudaMemcpyDeviceToHost));
+    for (int c = 0; c < sms; ++c) v.push_back((double)o[c] / passes);
+  }
+  char name[96], method[400];
+  snprintf(method, sizeof method,
+           "1 CTA of 16 warps on each of %d SMs x 3 launches; warps %s (mask 0x%x) blocked in a try_wait loop (per-thread "
+           "address) meanwhile; warp 0: %d x %s; cycles a pass",
+           sms, where, mask, passes,
+           WHAT == 0 ? "{lane 0 arrives on X; try_wait loop on X's phase}" : "8 dependent add.u32");
+  snprintf(name, sizeof name, "blocked_%s_%s", WHAT == 0 ? "roundtrip" : "alu", where);
+  emit(name, stats_of(v), "cycles a pass of warp 0", method);
+}
+
 int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, 132 * 64 * 8 * 4));
   CK(cudaMalloc(&d_sink, 4096 * 4));
@@ -411,6 +483,14 @@ int main(int argc, char** argv) {
     run_arrive_wait<AW_ARRIVE_ALU>();
     run_arrive_wait<AW_ARRIVE_ONLY>();
     return 0;
-  }  fprintf(stderr, "usage: bench_waits wait_after|wait_shape\n");
+  }  if (argc > 1 && strcmp(argv[1], "blocked") == 0) {
+    // item 34: blocked waiters beside a warp's mbarrier round trips
+    struct { uint32_t mask; const char* where; } sets[] = {
+        {0x0, "none"}, {0x10, "4"}, {0x2, "1"}, {0x1110, "4,8,12"}, {0xe, "1,2,3"}, {0xfffe, "1-15"}};
+    for (auto& st : sets) run_blocked<0>(st.mask, st.where);
+    for (auto& st : sets) run_blocked<1>(st.mask, st.where);
+    return 0;
+  }
+  fprintf(stderr, "usage: bench_waits wait_after|wait_shape|blocked\n");
   return 2;
 }
