@@ -8,7 +8,7 @@
 #               beside wgmma SS (default outdir results/pipe_pairs)
 #   chains      item 31: FMNMX, F2FP, MUFU.EX2 on 1-8 dependent chains, alone and beside
 #               wgmma SS (results/chains)
-#   int_chains  item 35: one dependent integer chain (IADD3, LOP3) a thread on one or two
+#   int_chains  item 35: one dependent integer (IADD3, LOP3), FADD, FFMA or FMNMX chain a thread on one or two
 #               warps a sub-partition, alone and beside wgmma SS (results/int_chains)
 #   wait_after  item 32: an mbarrier try_wait on a completed phase, or a dependent ld.shared,
 #               right after a group of 1-8 wgmma SS or RS (results/wait_after)
@@ -28,8 +28,8 @@ case "$MODE" in
          COUNT='FFMA|FMNMX|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
   chains) DEFAULT=chains; KERNELS='interfereILi[01]ELi(1[1-7])ELi1E'
           COUNT='FMNMX|F2FP\.[A-Z0-9.]+|MUFU\.EX2|HGMMA\.[0-9x]+\.F32\.BF16' ;;
-  int_chains) DEFAULT=int_chains; KERNELS='interfereILi[01]ELi(11|18)ELi[12]E'
-              COUNT='IADD3|LOP3\.LUT|FMNMX|HGMMA\.[0-9x]+\.F32\.BF16' ;;
+  int_chains) DEFAULT=int_chains; KERNELS='interfereILi[01]ELi(11|18|19|20)ELi[12]E'
+              COUNT='IADD3|LOP3\.LUT|FMNMX|FADD|FFMA|HGMMA\.[0-9x]+\.F32\.BF16' ;;
   wait_after) BIN=bench_waits; DEFAULT=wait_after; KERNELS='wait_after_mma'
               COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|LDS|CS2R' ;;
   wait_shape) BIN=bench_waits; DEFAULT=wait_shape; KERNELS='wait_shape|wake_shape|arrive_wait'

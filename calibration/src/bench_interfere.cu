@@ -28,17 +28,19 @@ enum {
   ALU_FMNMX_C1 = 11, ALU_FMNMX_C2 = 12, ALU_FMNMX_C4 = 13, ALU_EX2_C1 = 14, ALU_EX2_C2 = 15, ALU_F2FP_C1 = 16,
   ALU_F2FP_C2 = 17,
   // item 35: one dependent chain a thread of integer bookkeeping (IADD3, LOP3 in turn)
-  ALU_INT_C1 = 18
+  ALU_INT_C1 = 18,
+  // item 35: one dependent FADD / FFMA chain a thread
+  ALU_FADD_C1 = 19, ALU_FFMA_C1 = 20
 };
 static const char* kAluName[] = {"none",     "ex2",      "ffma",     "f2fp",     "fmnmx",    "shfl",
                                  "mix",      "fadd",     "ex2+fmnmx", "ex2+ffma", "fmnmx+ffma", "fmnmx_c1",
-                                 "fmnmx_c2", "fmnmx_c4", "ex2_c1",   "ex2_c2",   "f2fp_c1",  "f2fp_c2",  "int_c1"};
+                                 "fmnmx_c2", "fmnmx_c4", "ex2_c1",   "ex2_c2",   "f2fp_c1",  "f2fp_c2",  "int_c1",   "fadd_c1",  "ffma_c1"};
 // dependent chains per thread of each kind
-static const int kChains[] = {0, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 2, 4, 1, 2, 1, 2, 1};
+static const int kChains[] = {0, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 1, 2, 4, 1, 2, 1, 2, 1, 1, 1};
 static const char* kMmaName[] = {"none", "ss", "rs"};
 // instructions (warp-level) per thread per chunk for each ALU kind: 16 steps x 8 chains;
 // MIX: 16 steps x (8 FFMA + 8 EX2 + 4 F2FP + 8 FMNMX + 8 FADD) = 16 x 36
-static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128, 256, 256, 256, 128, 128, 128, 128, 128, 128, 128, 128};
+static const int kAluOps[] = {0, 128, 128, 128, 128, 128, 576, 128, 256, 256, 256, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128};
 
 // One kind on C dependent chains per thread, 128 instructions a chunk.
 template <int KIND, int C>
@@ -52,7 +54,11 @@ __device__ __forceinline__ void chain_chunk(float (&x)[8], const float (&m)[8]) 
           asm volatile("{ .reg .b32 t; mov.b32 t, %0; add.u32 t, t, 7; mov.b32 %0, t; }" : "+f"(x[j]));
         else
           asm volatile("{ .reg .b32 t; mov.b32 t, %0; xor.b32 t, t, 85; mov.b32 %0, t; }" : "+f"(x[j]));
-      } else if (KIND == ALU_FMNMX)
+      } else if (KIND == ALU_FADD_C1)
+        asm volatile("add.f32 %0, %0, %1;" : "+f"(x[j]) : "f"(m[j]));
+      else if (KIND == ALU_FFMA_C1)
+        asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(x[j]) : "f"(m[j]));
+      else if (KIND == ALU_FMNMX)
         asm volatile("max.f32 %0, %0, %1;" : "+f"(x[j]) : "f"(m[j]));
       else if (KIND == ALU_EX2)
         asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(x[j]));
@@ -72,6 +78,8 @@ __device__ __forceinline__ void alu_chunk(float (&x)[8], float (&m)[8], float (&
   if (KIND == ALU_F2FP_C1) return chain_chunk<ALU_F2FP, 1>(x, m);
   if (KIND == ALU_F2FP_C2) return chain_chunk<ALU_F2FP, 2>(x, m);
   if (KIND == ALU_INT_C1) return chain_chunk<ALU_INT_C1, 1>(x, m);
+  if (KIND == ALU_FADD_C1) return chain_chunk<ALU_FADD_C1, 1>(x, m);
+  if (KIND == ALU_FFMA_C1) return chain_chunk<ALU_FFMA_C1, 1>(x, m);
 #pragma unroll
   for (int s = 0; s < 16; ++s) {
     if (KIND == ALU_EX2) {
@@ -486,6 +494,13 @@ int main(int argc, char** argv) {
     run_interfere<MMA_SS, ALU_INT_C1, 2>();
     run_interfere<MMA_NONE, ALU_FMNMX_C1, 2>();
     run_interfere<MMA_SS, ALU_FMNMX_C1, 2>();
+    // the FP32 pipe's chains, one a thread on one warp a sub-partition
+    run_interfere<MMA_NONE, ALU_FADD_C1, 1>();
+    run_interfere<MMA_SS, ALU_FADD_C1, 1>();
+    run_interfere<MMA_NONE, ALU_FFMA_C1, 1>();
+    run_interfere<MMA_SS, ALU_FFMA_C1, 1>();
+    run_interfere<MMA_NONE, ALU_FMNMX_C1, 1>();
+    run_interfere<MMA_SS, ALU_FMNMX_C1, 1>();
     return 0;
   }
   if (argc > 1 && strcmp(argv[1], "chains") == 0) {
