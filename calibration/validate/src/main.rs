@@ -91,6 +91,16 @@ enum Command {
         /// measured 55, calibration/README.md Item 20).
         #[arg(long)]
         mbarrier_passed_wait_cycles: Option<u32>,
+        /// Predict with this extra latency for a TMA copy that misses L2, in cycles, in place
+        /// of the H200's (`tma.miss_extra_latency_cycles`, fitted on one CTA: 120): where a
+        /// schedule's timing depends on when its copies land within the loop.
+        #[arg(long)]
+        tma_miss_extra_latency: Option<u32>,
+        /// Predict with this extra latency for a TMA miss while other SMs load, in cycles, in
+        /// place of the H200's (`tma.miss_extra_latency_loaded_cycles`, fitted on 132 CTAs:
+        /// 740).
+        #[arg(long)]
+        tma_miss_extra_latency_loaded: Option<u32>,
         /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,
         /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`).
         #[arg(long)]
@@ -263,6 +273,8 @@ fn run(args: Args) -> Result<(), String> {
             clock_ghz,
             l2_coalescing_window,
             mbarrier_passed_wait_cycles,
+            tma_miss_extra_latency,
+            tma_miss_extra_latency_loaded,
             wgmma_descriptors_before_each,
             l2_hit_waits_for_fill,
             interleave_element_wise,
@@ -304,6 +316,8 @@ fn run(args: Args) -> Result<(), String> {
                 let overrides = Overrides {
                     l2_coalescing_window,
                     mbarrier_passed_wait_cycles,
+                    tma_miss_extra_latency,
+                    tma_miss_extra_latency_loaded,
                     wgmma_descriptors_before_each,
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
@@ -369,6 +383,8 @@ fn run(args: Args) -> Result<(), String> {
 struct Overrides {
     l2_coalescing_window: Option<u32>,
     mbarrier_passed_wait_cycles: Option<u32>,
+    tma_miss_extra_latency: Option<u32>,
+    tma_miss_extra_latency_loaded: Option<u32>,
     wgmma_descriptors_before_each: bool,
     l2_hit_waits_for_fill: bool,
     interleave_element_wise: bool,
@@ -390,6 +406,12 @@ fn predict_all(
     }
     if let Some(cycles) = overrides.mbarrier_passed_wait_cycles {
         machine.sync.mbarrier_passed_wait_cycles.value = cycles;
+    }
+    if let Some(cycles) = overrides.tma_miss_extra_latency {
+        machine.tma.miss_extra_latency_cycles.value = cycles;
+    }
+    if let Some(cycles) = overrides.tma_miss_extra_latency_loaded {
+        machine.tma.miss_extra_latency_loaded_cycles.value = cycles;
     }
     if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } = &mut machine.tensor.issue
     {
