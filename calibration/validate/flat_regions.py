@@ -3,13 +3,14 @@
 Nsight Compute's stall sampling, located by landmarks in the SASS rather than by offsets (so
 that the builds with and without loads, whose offsets differ, read alike).
 
-    python3 calibration/validate/flat_regions.py DIR ID [ID ...]
+    python3 calibration/validate/flat_regions.py DIR ID [ID ...] [--sms N]
 
 DIR holds `ncu_stalls.sh` output: ID_sass.csv (every SASS instruction with its samples and
 executions) and ID.txt (Elapsed Cycles). Every warp of the 8-warp CTA sits on its own
 sub-partition pair (two per sub-partition), so each sample stands for the same warp-cycles:
-elapsed x 132 SMs x 8 warps / samples. The main loop is every instruction executed at least
-100,000 times; its regions, in program order: the loop head to the full-stage `try_wait`,
+elapsed x SMs x 8 warps / samples (132 SMs, or --sms: 1 for the one-SM rows of item 30).
+The main loop is every instruction executed at least a fiftieth as often as the most
+executed one; its regions, in program order: the loop head to the full-stage `try_wait`,
 from it to the branch on its result (the next `wgmma`'s descriptor arithmetic runs there),
 the rest of the descriptors to the first `HGMMA`, that `HGMMA` (where a warpgroup's warps
 wait for each other), the second group's descriptors and `HGMMA`, `WARPGROUP.DEPBAR`
@@ -24,9 +25,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stalls import load  # noqa: E402
 
 
-def regions(sass, elapsed):
-    per_sample = elapsed * 132 * 8 / sum(s for _, s, _ in sass)
-    loop = [x for x in sass if x[2] >= 100_000]
+def regions(sass, elapsed, sms=132):
+    per_sample = elapsed * sms * 8 / sum(s for _, s, _ in sass)
+    most = max(e for _, _, e in sass)
+    loop = [x for x in sass if x[2] >= most / 50]
     full = loop[0][2]
     at = lambda word, after=0: next(i for i in range(after, len(loop)) if word in loop[i][0])
     trywait = at("TRYWAIT")
@@ -64,14 +66,20 @@ def regions(sass, elapsed):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    sms = 132
+    if "--sms" in args:
+        k = args.index("--sms")
+        sms = int(args[k + 1])
+        del args[k : k + 2]
+    if len(args) < 2:
         sys.exit(__doc__)
-    d = sys.argv[1]
-    for i in sys.argv[2:]:
+    d = args[0]
+    for i in args[1:]:
         rows, elapsed = load(i, d)
         print(f"#{i}: {elapsed:,.0f} cycles")
         sass = [(source, samples, execs) for _, source, samples, execs in rows]
-        for name, n, passes, cycles in regions(sass, elapsed):
+        for name, n, passes, cycles in regions(sass, elapsed, sms):
             print(f"  {name:36s} {n:3d} instrs {passes:9d} passes {cycles:7.1f} cycles a pass")
 
 

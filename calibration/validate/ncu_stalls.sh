@@ -13,7 +13,8 @@
 #       calibration/validate/ncu_stalls.sh .gpu-carry-ncu/ && strip .gpu-carry-ncu/validate
 # On the GPU machine: IDS="55 56 57" bash .gpu-carry-ncu/ncu_stalls.sh
 # (VALIDATE_ARGS adds arguments to `validate run`, e.g. --copies-free: the builds without TMA
-# loads of item 25.)
+# loads of item 25; SPLIT names another split in the carried directory, e.g. one_sm.csv;
+# NCU_SAMPLING sets Nsight Compute's sampling interval, 2^(5+N) cycles, for kernels on few SMs.)
 # Writes into $OUT: env.txt, and per configuration ID: ID.txt (the details page and the
 # log) and ID_sass.csv (the source page: every SASS instruction with its stall samples).
 set -o pipefail
@@ -30,9 +31,9 @@ M=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__cyc
 M=$M,lts__t_bytes.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read.sum
 for id in ${IDS:?IDS: the configuration ids to profile}; do
     timeout "${STALLS_TIMEOUT:-120}" "$NCU" --kernel-name 'regex:^(ws_|flat_|fa3_|cluster_)' --launch-count 1 \
-        --clock-control none --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+        --clock-control none --warp-sampling-interval "${NCU_SAMPLING:-auto}" --section SpeedOfLight --section WarpStateStats --section SourceCounters \
         --section MemoryWorkloadAnalysis --metrics "$M" --export "$OUT/$id" -f \
-        "$HERE/validate" run --no-model --profile --split "$HERE/split.csv" --gpu "$OUT/run_$id" --ids "$id" \
+        "$HERE/validate" run --no-model --profile --split "$HERE/${SPLIT:-split.csv}" --gpu "$OUT/run_$id" --ids "$id" \
         ${VALIDATE_ARGS:-} > "$OUT/$id.txt" 2>&1
     echo "$id: profile exit status $?" | tee -a "$OUT/env.txt"
     "$NCU" --import "$OUT/$id.ncu-rep" --page details >> "$OUT/$id.txt" 2>&1
