@@ -18,6 +18,21 @@ static long long* d_out;
 static float* d_sink;
 static const int kSmem = 1024 + kOneCtaPerSmSmem;  // forces 1 CTA/SM
 
+// Runs `launch` (one kernel launch writing d_out) three times and returns each launch's first
+// `count` values of d_out.
+template <class Launch>
+static std::vector<std::vector<long long>> three_launches(Launch launch, size_t count) {
+  std::vector<std::vector<long long>> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    launch();
+    CKLAUNCH();
+    std::vector<long long> o(count);
+    CK(cudaMemcpy(o.data(), d_out, count * sizeof(long long), cudaMemcpyDeviceToHost));
+    runs.push_back(std::move(o));
+  }
+  return runs;
+}
+
 // ------------------------------------------------------------------ (D) a wait right after an MMA group's issue
 // Item 32: what an `mbarrier.try_wait` on a completed phase (or a dependent `ld.shared`) costs
 // when issued right after a group of G wgmma m64n128k16 (SS: both operands from shared memory;
@@ -90,14 +105,9 @@ static void run_wait_after(int nwg) {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms * 8);
-    CK(cudaMemcpy(o.data(), d_out, sms * 8 * 8, cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, passes); }, sms * 8))
     for (int c = 0; c < sms; ++c)
       for (int wp = 0; wp < 4 * nwg; ++wp) v.push_back((double)o[c * 8 + wp] / passes);
-  }
   char name[96], method[400];
   snprintf(name, sizeof name, "after_%s_g%d_%s_%dwg", kMmaName[MMA], G, WHAT == AFTER_TRYWAIT ? "trywait" : "lds", nwg);
   snprintf(method, sizeof method,
@@ -210,17 +220,12 @@ static void run_wait_shape(int nwg, const uint8_t* src) {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> first, all;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, src, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms * 16);
-    CK(cudaMemcpy(o.data(), d_out, sms * 16 * 8, cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, src, passes); }, sms * 16))
     for (int c = 0; c < sms; ++c)
       for (int wp = 0; wp < 4 * nwg; ++wp) {
         first.push_back((double)o[(c * 8 + wp) * 2] / passes);
         all.push_back((double)o[(c * 8 + wp) * 2 + 1] / passes);
       }
-  }
   char name[96], method[400];
   snprintf(method, sizeof method,
            "1 CTA/SM on %d SMs x 3 launches, %d warpgroup(s) each: {t0 = clock64; fence; %d wgmma m64n128k16 SS; commit; "
@@ -277,13 +282,8 @@ static void run_wake_shape() {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 64>>>(d_out, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms);
-    CK(cudaMemcpy(o.data(), d_out, sms * 8, cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 64>>>(d_out, passes); }, sms))
     for (int c = 0; c < sms; ++c) v.push_back((double)o[c] / passes);
-  }
   char name[96], method[400];
   snprintf(method, sizeof method,
            "1 CTA of 2 warps on each of %d SMs x 3 launches: warp 1 spins 1000-3000 cycles, t_a = clock64, arrives; warp 0, "
@@ -300,7 +300,9 @@ static void run_wake_shape() {
 //   alone       nothing before the wait
 //   arrive      lane 0 arrives on barrier X (whose phase never completes)
 //   expect_tx   lane 0 arrive.expect_tx(0 bytes) on X
-//   arrive_alu  the arrive, then a chain of 24 dependent integer adds (~100 cycles), then the wait
+//   arrive_alu  the arrive, then 24 adds of constants (ptxas folds them into one IADD3) and the
+//               wait: the build whose retry loop ptxas puts out of line, as in the generated
+//               kernels (the arrive and expect_tx builds get an inline YIELD loop)
 //   arrive_only the arrive alone, no wait: t1 - t0 of an arrive's issue
 enum { AW_ALONE = 0, AW_ARRIVE = 1, AW_EXPECT = 2, AW_ARRIVE_ALU = 3, AW_ARRIVE_ONLY = 4 };
 static const char* kAwName[] = {"alone", "arrive", "expect_tx", "arrive_alu", "arrive_only"};
@@ -354,13 +356,8 @@ static void run_arrive_wait() {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 128>>>(d_out, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms * 4);
-    CK(cudaMemcpy(o.data(), d_out, sms * 4 * 8, cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 128>>>(d_out, passes); }, sms * 4))
     for (int c = 0; c < sms * 4; ++c) v.push_back((double)o[c] / passes);
-  }
   char name[96], method[400];
   snprintf(method, sizeof method,
            "1 CTA of 1 warpgroup on each of %d SMs x 3 launches: {t0 = clock64; %s; try_wait.parity loop on a completed "
@@ -424,13 +421,8 @@ static void run_blocked(uint32_t mask, const char* where) {
   int sms = num_sms();
   const int passes = 512;
   std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 512>>>(d_out, mask, passes);
-    CKLAUNCH();
-    std::vector<long long> o(sms);
-    CK(cudaMemcpy(o.data(), d_out, sms * 8, cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 512>>>(d_out, mask, passes); }, sms))
     for (int c = 0; c < sms; ++c) v.push_back((double)o[c] / passes);
-  }
   char name[96], method[400];
   snprintf(method, sizeof method,
            "1 CTA of 16 warps on each of %d SMs x 3 launches; warps %s (mask 0x%x) blocked in a try_wait loop (per-thread "

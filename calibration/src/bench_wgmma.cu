@@ -3,6 +3,7 @@
 // wgmma on the same accumulators from 1..4 warpgroups per SM).
 #include "common.h"
 #include "wgmma_ops.h"
+#include "wgmma_tiles.h"
 
 template <int N> struct W;
 template <> struct W<64> {
@@ -15,41 +16,6 @@ template <> struct W<256> {
   static __device__ __forceinline__ void mma(float (&d)[128], uint64_t a, uint64_t b) { wgmma_m64n256k16_ss(d, a, b, 1); }
 };
 
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int K>
-__device__ __forceinline__ void wg_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory");
-}
-
-// Shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format"), K-major, 128B swizzle:
-// rows of 64 bf16 (128 B), 8-row core groups 1024 B apart (SBO), LBO unused for swizzled
-// K-major (encoded 1), base offset 0 (tiles are 1024 B aligned).  The k-th k16 slice of the
-// 64-wide row starts 32*k bytes later (+2 in the encoded address field).
-__device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr) {
-  uint64_t d = 0;
-  d |= (uint64_t)((saddr & 0x3FFFF) >> 4);
-  d |= (uint64_t)1 << 16;
-  d |= (uint64_t)(1024 >> 4) << 32;
-  d |= (uint64_t)1 << 62;
-  return d;
-}
-
-// A: 64 x 64 bf16 (8 KB) at base, B: 256 x 64 bf16 (32 KB) at base + 8 KB.  Random-ish values
-// in +-[1,2) (never time on zeros).
-__device__ __forceinline__ uint32_t fill_tiles(uint8_t* raw) {
-  uint32_t base = (smem_u32(raw) + 1023) & ~1023u;
-  uint8_t* p = raw + (base - smem_u32(raw));
-  uint16_t* h = reinterpret_cast<uint16_t*>(p);
-  for (int i = threadIdx.x; i < (8192 + 32768) / 2; i += blockDim.x) {
-    uint32_t x = (i + 1) * 2654435761u;
-    x ^= x >> 13;
-    h[i] = (uint16_t)(0x3F80 | (x & 0x7F) | ((x >> 8) & 0x8000));
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  return base;
-}
 static const int kTileSmem = 8192 + 32768 + 1024;
 
 template <int N, int CHAIN>

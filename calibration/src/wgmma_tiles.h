@@ -12,7 +12,9 @@ __device__ __forceinline__ void wg_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(K) : "memory");
 }
 __device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr) { return wss_desc(saddr); }
-// A: 64x64 bf16 at base (8 KB); B: 128x64 bf16 at base+8 KB (16 KB); V-like B2 at base+24 KB.
+// 40 KB of operand tiles at a 1024-byte-aligned base: A, 64 x 64 bf16 (8 KB), then B at
+// base + 8 KB, up to 256 x 64 bf16 (32 KB; bench_interfere puts a 128 x 64 B there and a
+// V-like B2 at base + 24 KB). Random-ish values in +-[1,2) (never time on zeros).
 __device__ __forceinline__ uint32_t fill_tiles(uint8_t* raw) {
   uint32_t base = (smem_u32(raw) + 1023) & ~1023u;
   uint8_t* p = raw + (base - smem_u32(raw));
