@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds src/bench_interfere.cu (pairs, chains, int_chains) or src/bench_waits.cu (wait_after, wait_shape,
-# blocked)
+# Builds src/bench_interfere.cu (pairs, chains, int_chains), src/bench_waits.cu (wait_after, wait_shape,
+# blocked) or src/bench_in_flight.cu (in_flight)
 # and runs one of its modes beside running wgmma, each writing
 # MODE_env.txt, MODE_build.log, MODE_sass.txt.gz (the mode's kernels), MODE_sass_summary.txt
 # (their counted instructions), MODE_smi.csv (clock and power every 100 ms) and MODE.log:
@@ -17,11 +17,15 @@
 #               (results/wait_shape)
 #   blocked     item 34: warps blocked in a try_wait beside another warp's mbarrier round
 #               trips (results/blocked)
+#   in_flight   item 38: an integer chain or the stage release with the warp's own warpgroup's
+#               wgmma group in flight, the other warpgroup's, both or neither; then each kernel's
+#               three launches once more under Nsight Compute with warp sampling every 64 cycles
+#               (MODE_ncu.csv.gz: per-instruction samples and stall reasons) (results/in_flight)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight [outdir]}"
 BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
@@ -36,7 +40,9 @@ case "$MODE" in
               COUNT='HGMMA\.[0-9x]+\.F32\.BF16|SYNCS\.PHASECHK\.[A-Z0-9.]+|YIELD|BSSY|BSYNC|CS2R' ;;
   blocked) BIN=bench_waits; DEFAULT=blocked; KERNELS='blocked'
            COUNT='SYNCS\.[A-Z0-9.]+|YIELD|NANOSLEEP' ;;
-  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape or blocked" >&2; exit 2 ;;
+  in_flight) BIN=bench_in_flight; DEFAULT=in_flight; KERNELS='in_flight'
+             COUNT='HGMMA\.[0-9x]+\.F32\.BF16|VIADD|IADD3|LOP3\.LUT|MOV|IMAD\.WIDE[A-Z0-9.]*|S2R|S2UR|SYNCS\.ARRIVE[A-Z0-9.]*' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked or in_flight" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"
@@ -59,3 +65,13 @@ echo "rc=$?" >> "$OUTDIR/$MODE.log"
 kill $SMI 2>/dev/null; wait $SMI 2>/dev/null
 grep -o '"name":"[^"]*","value":[^,]*' "$OUTDIR/$MODE.log"
 tail -2 "$OUTDIR/$MODE.log"
+if [ "$MODE" = in_flight ]; then
+  NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  timeout 240 "$NCU" --kernel-name regex:in_flight --launch-count 24 --clock-control none \
+      --warp-sampling-interval 1 --section WarpStateStats --section SourceCounters \
+      --export "$OUTDIR/${MODE}_ncu" -f "./build/$BIN" "$MODE" > "$OUTDIR/${MODE}_ncu.log" 2>&1
+  echo "ncu rc=$?" >> "$OUTDIR/${MODE}_ncu.log"
+  "$NCU" --import "$OUTDIR/${MODE}_ncu.ncu-rep" --page source --print-source sass --csv 2>&1 | gzip -c > "$OUTDIR/${MODE}_ncu.csv.gz"
+  rm -f "$OUTDIR/${MODE}_ncu.ncu-rep"
+  tail -3 "$OUTDIR/${MODE}_ncu.log"
+fi

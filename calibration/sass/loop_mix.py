@@ -64,10 +64,9 @@ def target(text, labels):
     return labels.get(m.group(1)) if m else None
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: loop_mix.py KERNEL.dis")
-    instrs, labels = parse(sys.argv[1])
+def regions(instrs, labels):
+    """The regions of one iteration of the consumer's main loop, `(name, lo, hi)` address
+    ranges along its unmasked path."""
     addrs = [a for a, _, _ in instrs]
     at = {a: i for i, a in enumerate(addrs)}
     waits1 = [a for a, op, t in instrs if op.startswith("WARPGROUP.DEPBAR") and t.endswith("0x1")]
@@ -88,17 +87,24 @@ def main():
     d0 = next(a for a, op, t in instrs if a > unmasked and op.startswith("WARPGROUP.DEPBAR"))
     jump = next(a for a, op, t in instrs if a > d0 and op == "BRA" and not t.startswith("@"))
     resume = target(instrs[at[jump]][2], labels)
-    regions = [
+    found = [
         ("GEMMs: turn, waits, S = Q K^T (SS), O += P V (RS)", head, d1),
         ("softmax (unmasked path)", unmasked, d0),
         ("rescale O, cast P", d0, jump + 1),
         ("loop counter", resume, close_at + 1),
     ]
     # The branch over the mask itself.
-    regions.insert(1, ("wait S, mask test", d1, skip + 1))
+    found.insert(1, ("wait S, mask test", d1, skip + 1))
+    return found
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: loop_mix.py KERNEL.dis")
+    instrs, labels = parse(sys.argv[1])
     total = collections.Counter()
     pipes = collections.Counter()
-    for name, lo, hi in regions:
+    for name, lo, hi in regions(instrs, labels):
         counts = collections.Counter(op for a, op, _ in instrs if lo <= a < hi)
         print(f"{name}: [{lo:#x}, {hi:#x}) {sum(counts.values())} instructions")
         for op, n in counts.most_common():

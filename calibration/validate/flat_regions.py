@@ -26,8 +26,10 @@ from stalls import load  # noqa: E402
 
 
 def regions(sass, elapsed, sms=132):
-    per_sample = elapsed * sms * 8 / sum(s for _, s, _ in sass)
-    most = max(e for _, _, e in sass)
+    """`(name, instructions, passes, cycles a pass, rows)` of each region; `sass` holds
+    `(source, samples, executions, offset)` rows in program order."""
+    per_sample = elapsed * sms * 8 / sum(x[1] for x in sass)
+    most = max(x[2] for x in sass)
     loop = [x for x in sass if x[2] >= most / 50]
     full = loop[0][2]
     at = lambda word, after=0: next(i for i in range(after, len(loop)) if word in loop[i][0])
@@ -59,9 +61,9 @@ def regions(sass, elapsed, sms=132):
         part = [loop[i] for i in part]
         if not part:
             continue
-        samples = sum(s for _, s, _ in part)
-        passes = max(e for _, _, e in part)
-        out.append((name, len(part), passes, samples * per_sample / passes))
+        samples = sum(x[1] for x in part)
+        passes = max(x[2] for x in part)
+        out.append((name, len(part), passes, samples * per_sample / passes, part))
     return out
 
 
@@ -78,9 +80,10 @@ def main():
     for i in args[1:]:
         rows, elapsed = load(i, d)
         print(f"#{i}: {elapsed:,.0f} cycles")
-        sass = [(source, samples, execs) for _, source, samples, execs in rows]
-        for name, n, passes, cycles in regions(sass, elapsed, sms):
+        sass = [(source, samples, execs, offset) for offset, source, samples, execs in rows]
+        for name, n, passes, cycles, _ in regions(sass, elapsed, sms):
             print(f"  {name:36s} {n:3d} instrs {passes:9d} passes {cycles:7.1f} cycles a pass")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The fixed stalls ptxas writes into each SASS instruction, read from the CUBIN's encoding.
+
+Every Volta-and-later instruction is 128 bits; its top 23 bits are the scheduling control
+the compiler sets (Jia et al., Dissecting the NVIDIA Volta GPU Architecture via
+Microbenchmarking, arXiv 1804.06826, Sec. 2.1): bits 105-108 the stall count (cycles before
+the warp may issue its next instruction), 109 the yield flag, 110-112 and 113-115 the
+scoreboards this instruction sets on write and on read (7: none), 116-121 the mask of
+scoreboards it waits for, 122-125 the operand reuse flags. `nvdisasm -hex` prints each
+instruction's two 64-bit words; the control is the high word shifted right by 41. The
+stall counts are what Nsight Compute's `wait` stall reason samples ("waiting on a fixed
+latency execution dependency"): a warp's instructions cannot issue faster than the sum of
+their counts, whatever the pipes do.
+
+    # the FA3 consumer's main loop, region by region (loop_mix.py's walk):
+    python3 fixed_stalls.py loop KERNEL.hex.dis
+    # the non-specialized GEMM's loop regions (calibration/validate/flat_regions.py) from
+    # ncu_stalls.sh output, each region's measured cycles beside its fixed stalls:
+    python3 fixed_stalls.py regions KERNEL.hex.dis DIR ID [ID ...] [--sms N]
+
+KERNEL.hex.dis is `nvdisasm -hex -c KERNEL.cubin` (README.md says how to get the CUBIN)."""
+
+import collections
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "validate"))
+import loop_mix  # noqa: E402
+
+LOW = re.compile(r"/\*([0-9a-f]{4,5})\*/.*/\* 0x([0-9a-f]{16}) \*/\s*$")
+HIGH = re.compile(r"^\s*/\* 0x([0-9a-f]{16}) \*/\s*$")
+
+Control = collections.namedtuple("Control", "stall yield_flag write read wait reuse")
+
+
+def controls(path):
+    """Each instruction's control, by its offset."""
+    lines = open(path).read().splitlines()
+    out = {}
+    for line, following in zip(lines, lines[1:]):
+        low, high = LOW.search(line), HIGH.match(following)
+        if low and high:
+            c = int(high.group(1), 16) >> 41
+            out[int(low.group(1), 16)] = Control(
+                stall=c & 0xF, yield_flag=(c >> 4) & 1, write=(c >> 5) & 7, read=(c >> 8) & 7,
+                wait=(c >> 11) & 0x3F, reuse=(c >> 17) & 0xF)
+    if not out:
+        sys.exit(f"{path}: no instruction encodings (disassemble with `nvdisasm -hex -c`)")
+    return out
+
+
+def loop(path):
+    ctl = controls(path)
+    instrs, labels = loop_mix.parse(path)
+    total_n = total_s = 0
+    by_op = collections.defaultdict(lambda: [0, 0])
+    print(f"{path}: one iteration of the consumer's main loop, per warp")
+    print(f"  {'region':52s} {'instrs':>6s} {'fixed stalls':>12s} {'waits on a scoreboard':>22s}")
+    for name, lo, hi in loop_mix.regions(instrs, labels):
+        sel = [(a, op) for a, op, _ in instrs if lo <= a < hi]
+        stalls = sum(ctl[a].stall for a, _ in sel)
+        waiting = sum(1 for a, _ in sel if ctl[a].wait)
+        print(f"  {name[:52]:52s} {len(sel):6d} {stalls:12d} {waiting:22d}")
+        total_n += len(sel)
+        total_s += stalls
+        for a, op in sel:
+            by_op[op.split(".")[0]][0] += 1
+            by_op[op.split(".")[0]][1] += ctl[a].stall
+    print(f"  {'whole iteration':52s} {total_n:6d} {total_s:12d}")
+    print("  by opcode: instructions, fixed stalls (mean)")
+    for op, (n, s) in sorted(by_op.items(), key=lambda kv: -kv[1][1]):
+        print(f"    {op:10s} {n:4d} {s:5d} ({s / n:.2f})")
+
+
+def regions(path, args):
+    from flat_regions import regions as flat_regions
+    from stalls import load
+
+    sms = 132
+    if "--sms" in args:
+        k = args.index("--sms")
+        sms = int(args[k + 1])
+        del args[k:k + 2]
+    ctl = controls(path)
+    ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
+    d, ids = args[0], args[1:]
+    for i in ids:
+        rows, elapsed = load(i, d)
+        for offset, source, _, _ in rows:
+            # The profiled build: the profile's instructions are the disassembly's.
+            words = source.split()
+            op = words[1] if words[0].startswith("@") else words[0]
+            if ops.get(offset) != op:
+                sys.exit(f"#{i}: {op} at {offset:#x}, {ops.get(offset)} in {path}: not the profiled build")
+        sass = [(source, samples, execs, offset) for offset, source, samples, execs in rows]
+        print(f"#{i}: {elapsed:,.0f} cycles; per pass of one warp that runs the region")
+        print(f"  {'region':36s} {'instrs':>6s} {'measured':>9s} {'fixed stalls':>12s}")
+        for name, n, passes, cycles, part in flat_regions(sass, elapsed, sms):
+            fixed = sum(ctl[x[3]].stall * x[2] for x in part) / passes
+            print(f"  {name:36s} {n:6d} {cycles:9.1f} {fixed:12.1f}")
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "loop":
+        loop(args[1])
+    elif len(args) >= 4 and args[0] == "regions":
+        regions(args[1], args[2:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
