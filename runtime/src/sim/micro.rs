@@ -33,18 +33,24 @@ impl MicroInstance {
     /// registers if `a_in_registers`), one group in flight, as calibration item 11's tensor
     /// warpgroup does.
     pub fn wgmma_stream(groups: u32, a_in_registers: bool) -> MicroInstance {
-        let mma = Instr::Mma {
-            issue: 6,
-            instrs: 4,
-            fma: 64 * 128 * 16,
-            n: 128,
-            dtype: DType::Bf16,
-            a_in_registers,
-            commits: true,
-        };
+        let mma = wgmma_group(4, 128, a_in_registers);
         let mut program: Vec<Instr> = (0..groups).flat_map(|_| [mma, Instr::Wait(Wait::Mma { pending: 1 })]).collect();
         program.push(Instr::Wait(Wait::Mma { pending: 0 }));
         MicroInstance { name: "wgmma", warps: 4, program }
+    }
+}
+
+/// One committed group of `instrs` bf16 `wgmma m64nNk16` (A from registers if
+/// `a_in_registers`), issued over `instrs + 2` cycles.
+pub fn wgmma_group(instrs: u32, n: u32, a_in_registers: bool) -> Instr {
+    Instr::Mma {
+        issue: instrs + 2,
+        instrs,
+        fma: 64 * u64::from(n) * 16,
+        n,
+        dtype: DType::Bf16,
+        a_in_registers,
+        commits: true,
     }
 }
 
@@ -462,15 +468,7 @@ mod tests {
     fn a_passing_wait_right_after_a_group_hides_under_it() {
         const PASSES: usize = 32;
         let bar = BarrierSlot { barrier: 0, index: 0 };
-        let group = Instr::Mma {
-            issue: 6,
-            instrs: 4,
-            fma: 64 * 128 * 16,
-            n: 128,
-            dtype: DType::Bf16,
-            a_in_registers: false,
-            commits: true,
-        };
+        let group = wgmma_group(4, 128, false);
         let per_pass = |wait: bool| {
             let mut program = vec![Instr::Arrive { barrier: bar, tx_bytes: 0 }];
             for _ in 0..PASSES {
@@ -547,6 +545,38 @@ mod tests {
         let report = run(&MicroKernel::new(vec![MicroInstance::wgmma_stream(40, false), alu]));
         let per_clk = 40.0 * 4.0 * (64 * 128 * 16) as f64 / report.cycles as f64;
         assert!(per_clk > 0.97 * 2048.0, "{per_clk} FMA per clock");
+    }
+
+    #[test]
+    fn a_dependent_alu_chain_slows_while_mmas_run_as_measured() {
+        // Calibration item 38: a dependent integer chain takes x1.60 its latency while its own
+        // warpgroup's group is in flight and x1.39 while only another warpgroup's MMAs run.
+        // A chain longer than the MMAs runs stretched while they run and at its latency after:
+        // T(both) - T(chain) = T(MMAs) (1 - 1 / factor).
+        let machine = Machine::h200();
+        let interference = &machine.tensor.interference;
+        let (own, other) = (interference.chain_latency_factor_own.value, interference.chain_latency_factor_other.value);
+        let group = wgmma_group(8, 256, false);
+        let chain = exec(ExecPipe::Alu, 2_000, Dep::Chain);
+        let cycles = |instances: Vec<MicroInstance>| match simulate_micro(
+            &machine,
+            &MicroKernel::new(instances),
+            &SimOptions::default(),
+        ) {
+            Ok(r) => r.cycles as f64,
+            Err(e) => panic!("{e}"),
+        };
+        let wg = |program: Vec<Instr>| MicroInstance { name: "wg", warps: 4, program };
+        let wait = Instr::Wait(Wait::Mma { pending: 0 });
+        let alone = cycles(vec![wg(vec![chain])]);
+        let factor = |mmas: f64, both: f64| 1.0 / (1.0 - (both - alone) / mmas);
+        let mmas = cycles(vec![wg(vec![group, wait])]);
+        let measured = factor(mmas, cycles(vec![wg(vec![group, chain, wait])]));
+        assert!((measured - own).abs() < 0.03 * own, "own group in flight: x{measured:.2}, expected x{own}");
+        let stream = MicroInstance::wgmma_stream(10, false);
+        let mmas = cycles(vec![stream.clone()]);
+        let measured = factor(mmas, cycles(vec![stream, wg(vec![chain])]));
+        assert!((measured - other).abs() < 0.03 * other, "another warpgroup's MMAs: x{measured:.2}, expected x{other}");
     }
 
     #[test]

@@ -42,19 +42,26 @@ use super::timing::ExecPipe;
 /// when every live warp was taken to get an equal share of the samples.
 pub const RELEASE_CHAIN_UNIFORM: u32 = 24;
 /// As [`RELEASE_CHAIN_UNIFORM`] where the ring state is per-thread: 85 (v1, #56) and 140
-/// cycles (v2, #57) for 10-11 instructions; mean 112 = 28 x 4.
-pub const RELEASE_CHAIN_PER_THREAD: u32 = 28;
+/// cycles (v2, #57) for 10-11 instructions of the same code. v2 releases with its own
+/// warpgroup's group in flight, v1 after `wgmma.wait_group 0`: calibration item 38 stretches a
+/// dependent integer chain x1.60 while its warpgroup's group is in flight
+/// (`tensor.interference.chain_latency_factor_own`, applied by the model as the chain runs),
+/// so the unstretched chain is the mean of 85 and 140 / 1.60 = 87.5: 86 = 21.5 x 4, counted 22.
+pub const RELEASE_CHAIN_PER_THREAD: u32 = 22;
 /// Chain length of the stage and phase advance after a wait where the ring state is uniform:
 /// 33-35 cycles, mean 34, in the same five consumers (all eight consumer warps); 9 x 4 = 36.
 pub const ADVANCE_CHAIN_UNIFORM: u32 = 9;
 /// As [`ADVANCE_CHAIN_UNIFORM`] where the ring state is per-thread: 31 cycles after v2's
-/// acquire (#57), 41 and 49 for the loop tails of v1 and v2 (stage, phase and k); mean 40.
-pub const ADVANCE_CHAIN_PER_THREAD: u32 = 10;
+/// acquire (#57), 41 and 49 for the loop tails of v1 and v2 (stage, phase and k). v2's run
+/// with its group in flight (item 38, as [`RELEASE_CHAIN_PER_THREAD`]): 41, 31 / 1.60 and
+/// 49 / 1.60, mean 34 = 8.5 x 4, counted 9.
+pub const ADVANCE_CHAIN_PER_THREAD: u32 = 9;
 /// Chain length of an acquire's barrier address where the ring state is per-thread: 67 (v1,
-/// #56) and 95 cycles (v2, #57) from the branch into the acquire to its `try_wait`; mean 81.
-/// Where the ring state is uniform, ptxas hoists the address (2 instructions to the
-/// `try_wait` in `ws_gemm`'s producer): nothing is counted.
-pub const ACQUIRE_CHAIN_PER_THREAD: u32 = 20;
+/// #56) and 95 cycles (v2, #57, its group in flight: 95 / 1.60 = 59 unstretched, item 38, as
+/// [`RELEASE_CHAIN_PER_THREAD`]) from the branch into the acquire to its `try_wait`; mean 63
+/// = 15.75 x 4, counted 16. Where the ring state is uniform, ptxas hoists the address (2
+/// instructions to the `try_wait` in `ws_gemm`'s producer): nothing is counted.
+pub const ACQUIRE_CHAIN_PER_THREAD: u32 = 16;
 
 /// Where the generated code keeps a role's ring state (stage index and phase), and so what
 /// its bookkeeping costs on the role's path.

@@ -182,6 +182,11 @@ pub struct Timing {
     /// Tensor-core cycles lost per byte a bulk copy moves through the SM's shared memory
     /// while MMAs run.
     pub tensor_copy_delay_per_byte: f64,
+    /// Factor on the latency of a dependent ALU chain (per-thread bookkeeping) while its
+    /// warp's own warpgroup has an MMA group in flight.
+    pub chain_latency_own: f64,
+    /// As `chain_latency_own`, while only other warpgroups' MMAs run.
+    pub chain_latency_other: f64,
 }
 
 impl Timing {
@@ -281,6 +286,8 @@ impl Timing {
             ],
             rs_delay_per_fma_instr: t.interference.rs_delay_per_fma_instr.value.max(0.0),
             tensor_copy_delay_per_byte: t.interference.copy_delay_per_kib.value.max(0.0) / 1024.0,
+            chain_latency_own: t.interference.chain_latency_factor_own.value.max(1.0),
+            chain_latency_other: t.interference.chain_latency_factor_other.value.max(1.0),
         }
     }
 

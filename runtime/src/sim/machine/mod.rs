@@ -425,6 +425,12 @@ parameters! {
         /// Tensor-core cycles lost per KiB a bulk copy (TMA) writes into, or reads out of, the
         /// SM's shared memory while MMAs run (the copy and the MMAs' operand reads share it).
         pub copy_delay_per_kib: Param<f64>,
+        /// Latency factor of a dependent integer chain (the generated code's per-thread
+        /// bookkeeping) while its warp's own warpgroup has an MMA group in flight.
+        pub chain_latency_factor_own: Param<f64>,
+        /// As `chain_latency_factor_own`, while the tensor cores run another warpgroup's MMAs
+        /// only.
+        pub chain_latency_factor_other: Param<f64>,
     }
 }
 
@@ -438,6 +444,8 @@ impl TensorInterference {
             shuffle_interval_factor: Param::new(1.0, why),
             rs_delay_per_fma_instr: Param::new(0.0, why),
             copy_delay_per_kib: Param::new(0.0, why),
+            chain_latency_factor_own: Param::new(1.0, why),
+            chain_latency_factor_other: Param::new(1.0, why),
         }
     }
 }

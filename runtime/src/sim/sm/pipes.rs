@@ -79,7 +79,11 @@ impl Sm {
             Instr::Exec { pipe, dep, elements, .. } => {
                 let start = self.start_on_for(smsp, pipe, elements, t, 0, timing);
                 self.interfere(smsp, pipe, t, start, timing);
-                let latency = timing.pipe(pipe).latency;
+                let latency = if dep == Dep::Chain && pipe == ExecPipe::Alu {
+                    self.chain_latency(w, start, timing)
+                } else {
+                    timing.pipe(pipe).latency
+                };
                 let warp = &mut self.warps[w];
                 if dep == Dep::Chain {
                     warp.chain_ready = start + latency;
@@ -226,6 +230,27 @@ impl Sm {
         *free = start + interval;
         self.stats.pipe_busy[pipe.index()] += interval;
         start
+    }
+
+    /// The latency of warp `w`'s next instruction of a dependent ALU chain (the per-thread
+    /// bookkeeping of [`super::super::ring`] and the copies' issue), started at `start`:
+    /// stretched while its own warpgroup has an MMA group in flight, less while only other
+    /// warpgroups' MMAs run (`tensor.interference.chain_latency_factor_own`, `_other`);
+    /// fractions carried to the chain's next instruction.
+    fn chain_latency(&mut self, w: usize, start: u64, timing: &Timing) -> u64 {
+        let warp = &self.warps[w];
+        let own = self.residents[warp.resident as usize].instances[warp.instance as usize].mma_tail > start as f64;
+        let factor = if own {
+            timing.chain_latency_own
+        } else if self.tensor.busy_at(start) {
+            timing.chain_latency_other
+        } else {
+            1.0
+        };
+        let exact = timing.pipe(ExecPipe::Alu).latency as f64 * factor + warp.chain_debt;
+        let whole = exact.floor();
+        self.warps[w].chain_debt = exact - whole;
+        whole as u64
     }
 
     /// Tensor-core interference with a counted instruction on `pipe` of sub-partition `smsp`,

@@ -45,6 +45,8 @@ pub(super) struct Warp {
     pub dep_reason: StallReason,
     /// Inside a [`Dep::Chain`] burst: the previous instruction's result.
     pub chain_ready: u64,
+    /// Fractional cycles of stretched chain latency not yet charged.
+    pub chain_debt: f64,
     /// Inside an [`Instr::Mix`]: instructions issued of each part (all zero outside one)...
     pub mix_issued: [u16; MIX_PARTS],
     /// ...and when each part's first instruction may issue (the first result of the part
@@ -83,6 +85,7 @@ impl Warp {
             dep_ready: 0,
             dep_reason: StallReason::Wait,
             chain_ready: 0,
+            chain_debt: 0.0,
             mix_issued: [0; MIX_PARTS],
             mix_ready: [0; MIX_PARTS],
             block: Block::No,
