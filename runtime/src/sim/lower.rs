@@ -210,6 +210,17 @@ pub enum Dep {
     /// A dependent chain: the first instruction as for [`Dep::Stream`], then each waits for
     /// the result of the one before it (pays the pipe latency per instruction).
     Chain,
+    /// A chain of per-thread ring bookkeeping ([`super::ring`]): as [`Dep::Chain`], its
+    /// latency stretched while its warp's own warpgroup has an MMA group in flight
+    /// (calibration item 38).
+    Bookkeeping,
+}
+
+impl Dep {
+    /// Whether each instruction waits for the one before it.
+    pub fn is_chain(self) -> bool {
+        matches!(self, Dep::Chain | Dep::Bookkeeping)
+    }
 }
 
 /// One entry of a warp's instruction queue. Counts are per warp.

@@ -139,8 +139,9 @@ fn pipeline_side(spec: &KernelSpec, slot: BarrierSlot) -> Option<bool> {
 /// datapath for uniform ring state (`S2UR`, `ULEA`, `UIADD3`, `USEL`: they hold no vector
 /// pipe), on the vector ALU for per-thread state.
 fn chain(state: RingState, count: u32, out: &mut Vec<Instr>) {
-    let pipe = if state == RingState::Uniform { ExecPipe::Uniform } else { ExecPipe::Alu };
-    exec(pipe, count, Dep::Chain, out);
+    let (pipe, dep) =
+        if state == RingState::Uniform { (ExecPipe::Uniform, Dep::Chain) } else { (ExecPipe::Alu, Dep::Bookkeeping) };
+    exec(pipe, count, dep, out);
 }
 
 /// The bookkeeping before `op`: a release's barrier address for a plain arrive on a
@@ -245,7 +246,12 @@ mod tests {
     fn chains(out: &[Instr]) -> Vec<u32> {
         out.iter()
             .map(|i| match *i {
-                Instr::Exec { pipe: ExecPipe::Alu | ExecPipe::Uniform, count, dep: Dep::Chain, .. } => count,
+                Instr::Exec {
+                    pipe: ExecPipe::Alu | ExecPipe::Uniform,
+                    count,
+                    dep: Dep::Chain | Dep::Bookkeeping,
+                    ..
+                } => count,
                 ref other => panic!("not a chain: {other:?}"),
             })
             .collect()
@@ -306,7 +312,7 @@ mod tests {
             wait(&k, state, w, &mut out);
             out
         };
-        let alu = |count| Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Chain, elements: 1 };
+        let alu = |count| Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Bookkeeping, elements: 1 };
         let uniform = |count| Instr::Exec { pipe: ExecPipe::Uniform, count, dep: Dep::Chain, elements: 1 };
         // Uniform ring state: the branch follows the try_wait, the advance follows the wait.
         assert_eq!(lowered(RingState::Uniform, on(0)), [Instr::Wait(on(0)), uniform(ADVANCE_CHAIN_UNIFORM)]);

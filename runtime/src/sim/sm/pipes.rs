@@ -79,13 +79,13 @@ impl Sm {
             Instr::Exec { pipe, dep, elements, .. } => {
                 let start = self.start_on_for(smsp, pipe, elements, t, 0, timing);
                 self.interfere(smsp, pipe, t, start, timing);
-                let latency = if dep == Dep::Chain && pipe == ExecPipe::Alu {
-                    self.chain_latency(w, start, timing)
+                let latency = if dep == Dep::Bookkeeping {
+                    self.bookkeeping_latency(w, start, pipe, timing)
                 } else {
                     timing.pipe(pipe).latency
                 };
                 let warp = &mut self.warps[w];
-                if dep == Dep::Chain {
+                if dep.is_chain() {
                     warp.chain_ready = start + latency;
                 }
                 if starting {
@@ -162,7 +162,7 @@ impl Sm {
         warp.queue.pop_front();
         match head {
             Instr::Exec { pipe, dep, .. } => {
-                warp.dep_ready = if dep == Dep::Chain { warp.chain_ready } else { warp.head_first_result };
+                warp.dep_ready = if dep.is_chain() { warp.chain_ready } else { warp.head_first_result };
                 warp.dep_reason = result_reason(pipe);
             }
             Instr::Mix(mix) => {
@@ -232,12 +232,12 @@ impl Sm {
         start
     }
 
-    /// The latency of warp `w`'s next instruction of a dependent ALU chain (the per-thread
-    /// bookkeeping of [`super::super::ring`] and the copies' issue), started at `start`:
-    /// stretched while its own warpgroup has an MMA group in flight, less while only other
-    /// warpgroups' MMAs run (`tensor.interference.chain_latency_factor_own`, `_other`);
-    /// fractions carried to the chain's next instruction.
-    fn chain_latency(&mut self, w: usize, start: u64, timing: &Timing) -> u64 {
+    /// The latency of warp `w`'s next instruction of a per-thread bookkeeping chain
+    /// ([`Dep::Bookkeeping`]) on `pipe`, started at `start`: stretched while its own
+    /// warpgroup has an MMA group in flight, and while only other warpgroups' MMAs run
+    /// (`tensor.interference.chain_latency_factor_own`, `_other`); fractions carried to the
+    /// chain's next instruction.
+    fn bookkeeping_latency(&mut self, w: usize, start: u64, pipe: ExecPipe, timing: &Timing) -> u64 {
         let warp = &self.warps[w];
         let own = self.residents[warp.resident as usize].instances[warp.instance as usize].mma_tail > start as f64;
         let factor = if own {
@@ -247,7 +247,7 @@ impl Sm {
         } else {
             1.0
         };
-        let exact = timing.pipe(ExecPipe::Alu).latency as f64 * factor + warp.chain_debt;
+        let exact = timing.pipe(pipe).latency as f64 * factor + warp.chain_debt;
         let whole = exact.floor();
         self.warps[w].chain_debt = exact - whole;
         whole as u64

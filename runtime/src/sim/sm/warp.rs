@@ -43,7 +43,7 @@ pub(super) struct Warp {
     pub dep_ready: u64,
     /// ...and until then the warp stalls for this reason.
     pub dep_reason: StallReason,
-    /// Inside a [`Dep::Chain`] burst: the previous instruction's result.
+    /// Inside a [`Dep::Chain`] or [`Dep::Bookkeeping`] burst: the previous instruction's result.
     pub chain_ready: u64,
     /// Fractional cycles of stretched chain latency not yet charged.
     pub chain_debt: f64,
@@ -228,9 +228,9 @@ impl Sm {
                     let operand = |dep: Dep, pipe: ExecPipe| -> (u64, StallReason) {
                         match dep {
                             Dep::None => (0, StallReason::Selected),
-                            Dep::Stream | Dep::Chain if first => (warp.dep_ready, warp.dep_reason),
+                            Dep::Stream | Dep::Chain | Dep::Bookkeeping if first => (warp.dep_ready, warp.dep_reason),
                             Dep::Stream => (0, StallReason::Selected),
-                            Dep::Chain => (warp.chain_ready, result_reason(pipe)),
+                            Dep::Chain | Dep::Bookkeeping => (warp.chain_ready, result_reason(pipe)),
                         }
                     };
                     let (needs, needs_reason, (at, at_reason)) = match *head {
