@@ -20,6 +20,7 @@ their counts, whatever the pipes do.
 
 KERNEL.hex.dis is `nvdisasm -hex -c KERNEL.cubin` (README.md says how to get the CUBIN)."""
 
+import argparse
 import collections
 import os
 import re
@@ -29,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "validate"))
 import loop_mix  # noqa: E402
+from flat_regions import regions as flat_regions  # noqa: E402
+from stalls import load  # noqa: E402
 
 LOW = re.compile(r"/\*([0-9a-f]{4,5})\*/.*/\* 0x([0-9a-f]{16}) \*/\s*$")
 HIGH = re.compile(r"^\s*/\* 0x([0-9a-f]{16}) \*/\s*$")
@@ -75,18 +78,9 @@ def loop(path):
         print(f"    {op:10s} {n:4d} {s:5d} ({s / n:.2f})")
 
 
-def regions(path, args):
-    from flat_regions import regions as flat_regions
-    from stalls import load
-
-    sms = 132
-    if "--sms" in args:
-        k = args.index("--sms")
-        sms = int(args[k + 1])
-        del args[k:k + 2]
+def regions(path, d, ids, sms):
     ctl = controls(path)
     ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
-    d, ids = args[0], args[1:]
     for i in ids:
         rows, elapsed = load(i, d)
         for offset, source, _, _ in rows:
@@ -104,13 +98,20 @@ def regions(path, args):
 
 
 def main():
-    args = sys.argv[1:]
-    if len(args) == 2 and args[0] == "loop":
-        loop(args[1])
-    elif len(args) >= 4 and args[0] == "regions":
-        regions(args[1], args[2:])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    one = sub.add_parser("loop", help="the FA3 consumer's main loop")
+    one.add_argument("dis", help="nvdisasm -hex -c output")
+    many = sub.add_parser("regions", help="the non-specialized GEMM's loop regions beside Nsight Compute's")
+    many.add_argument("dis", help="nvdisasm -hex -c output of the profiled build")
+    many.add_argument("dir", help="ncu_stalls.sh output")
+    many.add_argument("ids", nargs="+", help="configurations")
+    many.add_argument("--sms", type=int, default=132, help="SMs the kernel ran on")
+    a = ap.parse_args()
+    if a.what == "loop":
+        loop(a.dis)
     else:
-        sys.exit(__doc__)
+        regions(a.dis, a.dir, a.ids, a.sms)
 
 
 if __name__ == "__main__":

@@ -112,12 +112,8 @@ static void run_in_flight() {
   int sms = num_sms();
   const int passes = 256;
   const int per = WORK == WORK_INT ? kIntOps : kReleases;
-  std::vector<long long> o(sms * 4);
   std::vector<double> v;
-  for (int rep = 0; rep < 3; ++rep) {
-    k<<<sms, 256, kSmem>>>(d_out, d_sink, passes);
-    CKLAUNCH();
-    CK(cudaMemcpy(o.data(), d_out, o.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 4)) {
     for (int c = 0; c < sms; ++c) {
       if (WORK == WORK_INT)
         for (int w = 0; w < 4; ++w) v.push_back((double)o[c * 4 + w] / passes / per);

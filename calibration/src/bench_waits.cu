@@ -18,21 +18,6 @@ static long long* d_out;
 static float* d_sink;
 static const int kSmem = 1024 + kOneCtaPerSmSmem;  // forces 1 CTA/SM
 
-// Runs `launch` (one kernel launch writing d_out) three times and returns each launch's first
-// `count` values of d_out.
-template <class Launch>
-static std::vector<std::vector<long long>> three_launches(Launch launch, size_t count) {
-  std::vector<std::vector<long long>> runs;
-  for (int rep = 0; rep < 3; ++rep) {
-    launch();
-    CKLAUNCH();
-    std::vector<long long> o(count);
-    CK(cudaMemcpy(o.data(), d_out, count * sizeof(long long), cudaMemcpyDeviceToHost));
-    runs.push_back(std::move(o));
-  }
-  return runs;
-}
-
 // ------------------------------------------------------------------ (D) a wait right after an MMA group's issue
 // Item 32: what an `mbarrier.try_wait` on a completed phase (or a dependent `ld.shared`) costs
 // when issued right after a group of G wgmma m64n128k16 (SS: both operands from shared memory;
@@ -105,7 +90,7 @@ static void run_wait_after(int nwg) {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, passes); }, sms * 8))
+  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8))
     for (int c = 0; c < sms; ++c)
       for (int wp = 0; wp < 4 * nwg; ++wp) v.push_back((double)o[c * 8 + wp] / passes);
   char name[96], method[400];
@@ -220,7 +205,7 @@ static void run_wait_shape(int nwg, const uint8_t* src) {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> first, all;
-  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, src, passes); }, sms * 16))
+  for (auto& o : three_launches([&] { k<<<sms, 128 * nwg, kSmem>>>(d_out, d_sink, src, passes); }, d_out, sms * 16))
     for (int c = 0; c < sms; ++c)
       for (int wp = 0; wp < 4 * nwg; ++wp) {
         first.push_back((double)o[(c * 8 + wp) * 2] / passes);
@@ -282,7 +267,7 @@ static void run_wake_shape() {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (auto& o : three_launches([&] { k<<<sms, 64>>>(d_out, passes); }, sms))
+  for (auto& o : three_launches([&] { k<<<sms, 64>>>(d_out, passes); }, d_out, sms))
     for (int c = 0; c < sms; ++c) v.push_back((double)o[c] / passes);
   char name[96], method[400];
   snprintf(method, sizeof method,
@@ -356,7 +341,7 @@ static void run_arrive_wait() {
   int sms = num_sms();
   const int passes = 256;
   std::vector<double> v;
-  for (auto& o : three_launches([&] { k<<<sms, 128>>>(d_out, passes); }, sms * 4))
+  for (auto& o : three_launches([&] { k<<<sms, 128>>>(d_out, passes); }, d_out, sms * 4))
     for (int c = 0; c < sms * 4; ++c) v.push_back((double)o[c] / passes);
   char name[96], method[400];
   snprintf(method, sizeof method,
@@ -421,7 +406,7 @@ static void run_blocked(uint32_t mask, const char* where) {
   int sms = num_sms();
   const int passes = 512;
   std::vector<double> v;
-  for (auto& o : three_launches([&] { k<<<sms, 512>>>(d_out, mask, passes); }, sms))
+  for (auto& o : three_launches([&] { k<<<sms, 512>>>(d_out, mask, passes); }, d_out, sms))
     for (int c = 0; c < sms; ++c) v.push_back((double)o[c] / passes);
   char name[96], method[400];
   snprintf(method, sizeof method,

@@ -60,6 +60,21 @@ static inline void emit1(const char* name, double v, const char* unit, const cha
   emit(name, stats_of(one), unit, method, note);
 }
 
+// Runs `launch` (one kernel launch writing `out` on the device) three times and returns each
+// launch's first `count` values of `out`.
+template <class Launch>
+static std::vector<std::vector<long long>> three_launches(Launch launch, const long long* out, size_t count) {
+  std::vector<std::vector<long long>> runs;
+  for (int rep = 0; rep < 3; ++rep) {
+    launch();
+    CKLAUNCH();
+    std::vector<long long> o(count);
+    CK(cudaMemcpy(o.data(), out, count * sizeof(long long), cudaMemcpyDeviceToHost));
+    runs.push_back(std::move(o));
+  }
+  return runs;
+}
+
 static inline int num_sms() {
   int d = 0, n = 0;
   CK(cudaGetDevice(&d));

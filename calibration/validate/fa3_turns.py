@@ -9,10 +9,10 @@ share of the iteration, and the median iteration.
 
 The marks slow the loop by 30-45%: read the offsets and their order across schedules, not
 the cycles."""
+import argparse
 import csv
 import os
 import statistics
-import sys
 
 
 def turns(path, s_line):
@@ -33,15 +33,12 @@ def turns(path, s_line):
 
 
 def main():
-    args = sys.argv[1:]
-    s_line = 271
-    if "--s-line" in args:
-        i = args.index("--s-line")
-        s_line = int(args[i + 1])
-        del args[i : i + 2]
-    if len(args) < 2:
-        raise SystemExit(__doc__)
-    root, ids = args[0], args[1:]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", help="directory of ID_gpu_cta0.csv files")
+    ap.add_argument("ids", nargs="+", help="configurations")
+    ap.add_argument("--s-line", type=int, default=271, help="source line of the S = Q K^T group")
+    a = ap.parse_args()
+    root, ids, s_line = a.root, a.ids, a.s_line
     print("id   iterations  median iteration  WG1's S after WG0's (median)  share")
     for cid in ids:
         n, period, lag = turns(os.path.join(root, f"{cid}_gpu_cta0.csv"), s_line)

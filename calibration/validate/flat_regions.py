@@ -18,6 +18,7 @@ wait for each other), the second group's descriptors and `HGMMA`, `WARPGROUP.DEP
 and the acquire (the `bar.sync` where there is one), the acquire (the loading warpgroup's
 four warps), the boxes and the `expect_tx` arrive (one warp; the `expect_tx` alone without
 loads) and the loop tail. A region's cycles are per pass of one warp that runs it."""
+import argparse
 import os
 import sys
 
@@ -68,20 +69,16 @@ def regions(sass, elapsed, sms=132):
 
 
 def main():
-    args = sys.argv[1:]
-    sms = 132
-    if "--sms" in args:
-        k = args.index("--sms")
-        sms = int(args[k + 1])
-        del args[k : k + 2]
-    if len(args) < 2:
-        sys.exit(__doc__)
-    d = args[0]
-    for i in args[1:]:
-        rows, elapsed = load(i, d)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", help="ncu_stalls.sh output")
+    ap.add_argument("ids", nargs="+", help="configurations")
+    ap.add_argument("--sms", type=int, default=132, help="SMs the kernel ran on (1 for the one-SM rows)")
+    a = ap.parse_args()
+    for i in a.ids:
+        rows, elapsed = load(i, a.dir)
         print(f"#{i}: {elapsed:,.0f} cycles")
         sass = [(source, samples, execs, offset) for offset, source, samples, execs in rows]
-        for name, n, passes, cycles, _ in regions(sass, elapsed, sms):
+        for name, n, passes, cycles, _ in regions(sass, elapsed, a.sms):
             print(f"  {name:36s} {n:3d} instrs {passes:9d} passes {cycles:7.1f} cycles a pass")
 
 
