@@ -137,7 +137,8 @@ fn pipeline_side(spec: &KernelSpec, slot: BarrierSlot) -> Option<bool> {
 
 /// A chain of `count` dependent instructions where `state` puts them: on the uniform
 /// datapath for uniform ring state (`S2UR`, `ULEA`, `UIADD3`, `USEL`: they hold no vector
-/// pipe), on the vector ALU for per-thread state.
+/// pipe), on the vector ALU for per-thread state, as [`Dep::Bookkeeping`] (stretched while the
+/// warp's own warpgroup has an MMA group in flight).
 fn chain(state: RingState, count: u32, out: &mut Vec<Instr>) {
     let (pipe, dep) =
         if state == RingState::Uniform { (ExecPipe::Uniform, Dep::Chain) } else { (ExecPipe::Alu, Dep::Bookkeeping) };
