@@ -135,6 +135,11 @@ fn mix_rates(machine: &Machine) -> (f64, f64) {
     (alone, (instrs - alone * (both - busy)) / busy)
 }
 
+/// The mean stall count ptxas writes per instruction in the synthetic's loop
+/// (`fa3_synth<false, true, false>`: 904 cycles over 422 instructions; calibration item 39's
+/// reading of `interfere_sass.txt.gz`).
+const FIXED_STALL: f64 = 904.0 / 422.0;
+
 const H200: [(bool, bool, f64); 4] =
     [(true, false, 0.915), (false, false, 0.911), (true, true, 0.857), (false, true, 0.783)];
 
@@ -154,7 +159,8 @@ fn register_sourced_pv_costs_the_consumer_step_nothing_as_measured() {
 /// Where the model's step is long, printed beside the H200's (`-- --nocapture`;
 /// docs/validation.md quotes the table): the model as it is, with the softmax's `FFMA`,
 /// `MUFU` and `FADD` interleaved as ptxas orders them, with the tensor cores' interference
-/// on the other pipes off, and both.
+/// on the other pipes off, both, and with each warp held for the loop's mean fixed stall
+/// after each instruction (`issue.fixed_stall_cycles`), as bursts and interleaved.
 #[test]
 fn the_consumer_step_beside_the_h200() {
     let mut quiet = Machine::h200();
@@ -168,14 +174,19 @@ fn the_consumer_step_beside_the_h200() {
         factor.value = 1.0;
     }
     let h200 = Machine::h200();
-    println!("| P V | ping-pong | H200 | model | interleaved | no interference | both |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let mut stalled = Machine::h200();
+    stalled.issue.fixed_stall_cycles.value = FIXED_STALL;
+    println!(
+        "| P V | ping-pong | H200 | model | interleaved | no interference | both | fixed stalls | fixed stalls, interleaved |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (rs, pingpong, measured) in H200 {
         let u = |m: &Machine, interleaved| 100.0 * utilisation(m, rs, pingpong, interleaved, 100);
         let (model, inter) = (u(&h200, false), u(&h200, true));
         let (quiet_bursts, quiet_inter) = (u(&quiet, false), u(&quiet, true));
+        let (stalled_bursts, stalled_inter) = (u(&stalled, false), u(&stalled, true));
         println!(
-            "| {} | {} | {:.1}% | {model:.1}% | {inter:.1}% | {quiet_bursts:.1}% | {quiet_inter:.1}% |",
+            "| {} | {} | {:.1}% | {model:.1}% | {inter:.1}% | {quiet_bursts:.1}% | {quiet_inter:.1}% | {stalled_bursts:.1}% | {stalled_inter:.1}% |",
             if rs { "RS" } else { "SS" },
             if pingpong { "yes" } else { "no" },
             100.0 * measured

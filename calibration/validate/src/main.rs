@@ -114,6 +114,12 @@ enum Command {
         /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
         #[arg(long)]
         interleave_element_wise: bool,
+        /// Predict with each warp waiting this many cycles on average after each arithmetic
+        /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
+        /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39; the
+        /// H200's description applies none, 1).
+        #[arg(long, value_parser = parse_fixed_stall)]
+        fixed_stall_cycles: Option<f64>,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -278,6 +284,7 @@ fn run(args: Args) -> Result<(), String> {
             wgmma_descriptors_before_each,
             l2_hit_waits_for_fill,
             interleave_element_wise,
+            fixed_stall_cycles,
             copies_free,
             reports,
             trace_ctas,
@@ -321,6 +328,7 @@ fn run(args: Args) -> Result<(), String> {
                     wgmma_descriptors_before_each,
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
+                    fixed_stall_cycles,
                 };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
@@ -388,6 +396,17 @@ struct Overrides {
     wgmma_descriptors_before_each: bool,
     l2_hit_waits_for_fill: bool,
     interleave_element_wise: bool,
+    fixed_stall_cycles: Option<f64>,
+}
+
+/// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
+fn parse_fixed_stall(s: &str) -> Result<f64, String> {
+    let cycles: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of cycles: {e}"))?;
+    if cycles.is_finite() && cycles >= 1.0 {
+        Ok(cycles)
+    } else {
+        Err(format!("a fixed stall is at least 1 cycle (the issue cycle), got {s}"))
+    }
 }
 
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes
@@ -419,6 +438,9 @@ fn predict_all(
     }
     machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
     machine.issue.interleave_element_wise.value |= overrides.interleave_element_wise;
+    if let Some(cycles) = overrides.fixed_stall_cycles {
+        machine.issue.fixed_stall_cycles.value = cycles;
+    }
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

@@ -249,6 +249,39 @@ mod tests {
     }
 
     #[test]
+    fn a_fixed_stall_spaces_one_warps_instructions_not_the_sub_partitions() {
+        // ptxas' mean stall count in the FA3 consumer's loop (calibration item 39).
+        let stall = 2.2;
+        let n = 1000;
+        let time = |warps: u32, dep: Dep| {
+            let mut machine = h100();
+            machine.issue.fixed_stall_cycles.value = stall;
+            let kernel = MicroKernel::new(vec![MicroInstance {
+                name: "ffma",
+                warps,
+                program: vec![exec(ExecPipe::Fma, n, dep)],
+            }]);
+            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
+                Ok(r) => r,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        // One warp: an instruction every 2.2 cycles, the rest of each held as `wait`.
+        let one = time(1, Dep::None);
+        let per_instruction = one.cycles as f64 / f64::from(n);
+        assert!((per_instruction - stall).abs() < 0.01 * stall, "{per_instruction} cycles per FFMA");
+        let waits = one.roles[0].cycles.get(StallReason::Wait) as f64;
+        assert!((waits - (stall - 1.0) * f64::from(n)).abs() < 0.02 * waits, "{waits} cycles of wait");
+        // Two warps of one sub-partition (warps 0 and 4 of 5) fill each other's stalls.
+        let two = time(5, Dep::None);
+        assert!(two.cycles.abs_diff(one.cycles) < one.cycles / 50, "{} against {} cycles", two.cycles, one.cycles);
+        // A dependent chain already waits its latency (4 cycles): the stall adds nothing.
+        let chain = time(1, Dep::Chain).cycles as f64 / f64::from(n);
+        let latency = f64::from(h100().pipes.fma.latency_cycles.value);
+        assert!((chain - latency).abs() < 0.01 * latency, "{chain} cycles per chained FFMA");
+    }
+
+    #[test]
     fn a_dependent_ffma_chain_pays_the_latency_per_instruction() {
         let n = 1000;
         let report = run(&MicroKernel::new(vec![warp("chain", vec![exec(ExecPipe::Fma, n, Dep::Chain)])]));

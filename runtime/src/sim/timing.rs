@@ -114,6 +114,9 @@ pub struct Timing {
     /// Consecutive element-wise bursts issue interleaved ([`super::mix`];
     /// `issue.interleave_element_wise`).
     pub interleave_element_wise: bool,
+    /// Cycles a warp waits after each arithmetic instruction before its next may issue
+    /// (`issue.fixed_stall_cycles`; 1: none beyond the issue cycle).
+    pub fixed_stall: f64,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -211,6 +214,7 @@ impl Timing {
             pipes: [pipe(&p.fma), pipe(&p.alu), pipe(&p.mufu), pipe(&p.lsu), pipe(&p.uniform)],
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
             interleave_element_wise: machine.issue.interleave_element_wise.value,
+            fixed_stall: machine.issue.fixed_stall_cycles.value.max(1.0),
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),

@@ -61,6 +61,10 @@ impl Machine {
                     false,
                     "SASS of the generated FA3 consumer (sm_90a): ptxas alternates the FFMA, MUFU.EX2 and FADD of the softmax pair by pair (calibration/sass/README.md, docs/validation.md 'The FA3 consumer's step without memory'); H200 stall sampling of #70 puts 75% of the MUFU.EX2 samples on wait and 3% on mio_throttle (calibration/results/validate_stalls/70_sass.csv)",
                 ),
+                fixed_stall_cycles: Param::new(
+                    1.0,
+                    "not applied (1: a warp's next instruction may issue the cycle after, the pipes' intervals and latencies alone spacing it); measured in the SASS of the generated FA3 consumer (sm_90a, the stall counts of nvdisasm -hex): 1,562 cycles over 705 instructions a warp and iteration at d 64 (2.22), 1,784 over 804 at d 128 (2.22), and 904-1,024 over 422-438 (2.14-2.34) in calibration item 11's FA3-consumer synthetic, calibration/results/fixed_stalls/ (item 39); tried at 2.2 on the FA3 calibration rows at seq 1024, docs/validation.md 'A warp's fixed stalls'",
+                ),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

@@ -148,6 +148,10 @@ parameters! {
         /// their pipes, as the compiler schedules them (`sim/mix.rs`), rather than one burst
         /// per operation.
         pub interleave_element_wise: Param<bool>,
+        /// Cycles a warp waits after issuing an arithmetic instruction before it may issue its
+        /// next, on average: the stall count the compiler writes into each instruction (1: no
+        /// wait beyond the issue cycle; a pipe's interval and a result's latency still apply).
+        pub fixed_stall_cycles: Param<f64>,
     }
 }
 

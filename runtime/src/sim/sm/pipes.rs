@@ -153,6 +153,9 @@ impl Sm {
             // Collective and synchronising instructions take only their issue cycle here.
             _ => {}
         }
+        if matches!(head, Instr::Exec { .. } | Instr::Mix(_)) {
+            self.fixed_stall(w, t, timing);
+        }
         let warp = &mut self.warps[w];
         warp.head_left -= 1;
         if warp.head_left > 0 {
@@ -230,6 +233,19 @@ impl Sm {
         *free = start + interval;
         self.stats.pipe_busy[pipe.index()] += interval;
         start
+    }
+
+    /// Holds warp `w`, which issued an arithmetic instruction at `t`, for the compiler's
+    /// fixed stall (`issue.fixed_stall_cycles`, a mean: fractions carried to the next).
+    fn fixed_stall(&mut self, w: usize, t: u64, timing: &Timing) {
+        if timing.fixed_stall <= 1.0 {
+            return;
+        }
+        let warp = &mut self.warps[w];
+        let exact = timing.fixed_stall + warp.stall_debt;
+        let whole = exact.floor();
+        warp.stall_debt = exact - whole;
+        warp.issue_free = t + whole as u64;
     }
 
     /// The latency of warp `w`'s next instruction of a per-thread bookkeeping chain

@@ -53,6 +53,11 @@ pub(super) struct Warp {
     /// before it).
     pub mix_ready: [u64; MIX_PARTS],
     pub block: Block,
+    /// The warp may issue again from this cycle (its last arithmetic instruction's fixed
+    /// stall, `issue.fixed_stall_cycles`)...
+    pub issue_free: u64,
+    /// ...and the fractional cycles of fixed stall not yet charged.
+    pub stall_debt: f64,
     /// Whether the head wait has been tested once (a `bar.sync` arrives on its first test).
     pub wait_started: bool,
     /// When the warp issued the [`Instr::TryWait`] of the wait ahead, if it did.
@@ -89,6 +94,8 @@ impl Warp {
             mix_issued: [0; MIX_PARTS],
             mix_ready: [0; MIX_PARTS],
             block: Block::No,
+            issue_free: 0,
+            stall_debt: 0.0,
             wait_started: false,
             try_wait_at: None,
             cluster_syncs: 0,
@@ -264,6 +271,9 @@ impl Sm {
                 }
             },
         };
+        // A fixed stall holds the warp whatever its next instruction waits for.
+        let (at, at_reason) =
+            if at != NEVER && warp.issue_free > at { (warp.issue_free, StallReason::Wait) } else { (at, at_reason) };
         let gate = &mut self.gates[w];
         gate.at = at;
         gate.at_reason = at_reason;
