@@ -17,11 +17,14 @@ their counts, whatever the pipes do.
     # the non-specialized GEMM's loop regions (calibration/validate/flat_regions.py) from
     # ncu_stalls.sh output, each region's measured cycles beside its fixed stalls:
     python3 fixed_stalls.py regions KERNEL.hex.dis DIR ID [ID ...] [--sms N]
+    # each function's longest loop in any dump (cuobjdump -sass too, gzipped or not):
+    python3 fixed_stalls.py loops DUMP PATTERN
 
 KERNEL.hex.dis is `nvdisasm -hex -c KERNEL.cubin` (README.md says how to get the CUBIN)."""
 
 import argparse
 import collections
+import gzip
 import os
 import re
 import sys
@@ -78,6 +81,45 @@ def loop(path):
         print(f"    {op:10s} {n:4d} {s:5d} ({s / n:.2f})")
 
 
+FUNCTION = re.compile(r"Function : (\S+)")
+BRANCH = re.compile(r"\bBRA\s+(?:`\(\.L_x_\d+\)\s*;|0x([0-9a-f]+))")
+
+
+def loops(path, pattern):
+    """Per function whose name holds `pattern`: its longest loop (the backward branch
+    spanning the most code), instructions and fixed stalls, the mean per instruction."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        lines = f.read().splitlines()
+    functions, name = {}, None
+    for line, following in zip(lines, lines[1:] + [""]):
+        m = FUNCTION.search(line)
+        if m:
+            name = m.group(1)
+            functions[name] = []
+            continue
+        low, high = LOW.search(line), HIGH.match(following)
+        if name and low and high:
+            text = line.split("*/", 1)[1].rsplit("/*", 1)[0].strip().rstrip(";").strip()
+            stall = (int(high.group(1), 16) >> 41) & 0xF
+            functions[name].append((int(low.group(1), 16), text, stall))
+    for name, instrs in functions.items():
+        if pattern not in name:
+            continue
+        spans = []
+        for at, text, _ in instrs:
+            m = BRANCH.search(text)
+            if m and m.group(1) and int(m.group(1), 16) < at:
+                spans.append((int(m.group(1), 16), at))
+        if not spans:
+            print(f"{name}: no backward branch")
+            continue
+        lo, hi = max(spans, key=lambda sp: sp[1] - sp[0])
+        body = [stall for at, _, stall in instrs if lo <= at <= hi]
+        print(f"{name}: loop {lo:#x}-{hi:#x}, {len(body)} instructions, {sum(body)} cycles of fixed "
+              f"stalls ({sum(body) / len(body):.2f} an instruction)")
+
+
 def regions(path, d, ids, sms):
     ctl = controls(path)
     ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
@@ -107,9 +149,14 @@ def main():
     many.add_argument("dir", help="ncu_stalls.sh output")
     many.add_argument("ids", nargs="+", help="configurations")
     many.add_argument("--sms", type=int, default=132, help="SMs the kernel ran on")
+    each = sub.add_parser("loops", help="each matching function's longest loop, in any SASS dump")
+    each.add_argument("dis", help="cuobjdump -sass or nvdisasm -hex output (.gz read too)")
+    each.add_argument("pattern", help="a part of the function names to read")
     a = ap.parse_args()
     if a.what == "loop":
         loop(a.dis)
+    elif a.what == "loops":
+        loops(a.dis, a.pattern)
     else:
         regions(a.dis, a.dir, a.ids, a.sms)
 
