@@ -136,8 +136,8 @@ fn mix_rates(machine: &Machine) -> (f64, f64) {
 }
 
 /// The mean stall count ptxas writes per instruction in the synthetic's loop
-/// (`fa3_synth<false, true, false>`: 904 cycles over 422 instructions; calibration item 39's
-/// reading of `interfere_sass.txt.gz`).
+/// (`fa3_synth<false, true, false>`: 904 cycles over 422 instructions;
+/// calibration/results/fixed_stalls/fa3_synth_loops.txt, from `fixed_stalls.py loops`).
 const FIXED_STALL: f64 = 904.0 / 422.0;
 
 const H200: [(bool, bool, f64); 4] =

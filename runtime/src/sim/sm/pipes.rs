@@ -242,10 +242,7 @@ impl Sm {
             return;
         }
         let warp = &mut self.warps[w];
-        let exact = timing.fixed_stall + warp.stall_debt;
-        let whole = exact.floor();
-        warp.stall_debt = exact - whole;
-        warp.issue_free = t + whole as u64;
+        warp.issue_free = t + carry(timing.fixed_stall, &mut warp.stall_debt);
     }
 
     /// The latency of warp `w`'s next instruction of a per-thread bookkeeping chain
@@ -263,10 +260,8 @@ impl Sm {
         } else {
             1.0
         };
-        let exact = timing.pipe(pipe).latency as f64 * factor + warp.chain_debt;
-        let whole = exact.floor();
-        self.warps[w].chain_debt = exact - whole;
-        whole as u64
+        let latency = timing.pipe(pipe).latency as f64 * factor;
+        carry(latency, &mut self.warps[w].chain_debt)
     }
 
     /// Tensor-core interference with a counted instruction on `pipe` of sub-partition `smsp`,
@@ -280,15 +275,21 @@ impl Sm {
         let factor = timing.tensor_busy_factor[pipe.index()];
         if factor > 1.0 {
             let sub = &mut self.smsps[smsp];
-            let debt = &mut sub.pipe_debt[pipe.index()];
-            *debt += timing.pipe(pipe).interval as f64 * (factor - 1.0);
-            let whole = debt.floor();
-            *debt -= whole;
-            sub.pipe_free[pipe.index()] += whole as u64;
-            self.stats.pipe_busy[pipe.index()] += whole as u64;
+            let whole = carry(timing.pipe(pipe).interval as f64 * (factor - 1.0), &mut sub.pipe_debt[pipe.index()]);
+            sub.pipe_free[pipe.index()] += whole;
+            self.stats.pipe_busy[pipe.index()] += whole;
         }
         if pipe == ExecPipe::Fma && timing.rs_delay_per_fma_instr > 0.0 && self.tensor.rs_running(start as f64) {
             self.delay_tensor(start, timing.rs_delay_per_fma_instr);
         }
     }
+}
+
+/// The whole cycles of `cycles` plus the fractions carried in `debt`; the fraction left over
+/// stays in `debt` for the next charge.
+fn carry(cycles: f64, debt: &mut f64) -> u64 {
+    let exact = cycles + *debt;
+    let whole = exact.floor();
+    *debt = exact - whole;
+    whole as u64
 }
