@@ -19,6 +19,9 @@ their counts, whatever the pipes do.
     python3 fixed_stalls.py regions KERNEL.hex.dis DIR ID [ID ...] [--sms N]
     # each function's longest loop in any dump (cuobjdump -sass too, gzipped or not):
     python3 fixed_stalls.py loops DUMP PATTERN
+    # the arithmetic between consecutive MMAs of a group (the descriptors of the next one),
+    # per function, MMA shape and operand form, from nvdisasm -hex output:
+    python3 fixed_stalls.py gaps KERNEL.hex.dis [KERNEL.hex.dis ...]
 
 KERNEL.hex.dis is `nvdisasm -hex -c KERNEL.cubin` (README.md says how to get the CUBIN)."""
 
@@ -81,7 +84,7 @@ def loop(path):
         print(f"    {op:10s} {n:4d} {s:5d} ({s / n:.2f})")
 
 
-FUNCTION = re.compile(r"Function : (\S+)")
+FUNCTION = re.compile(r"Function : (\S+)|^\s*\.section\s+\.text\.([^,\s]+)")
 BRANCH = re.compile(r"\bBRA\s+(?:`\(\.L_x_\d+\)\s*;|0x([0-9a-f]+))")
 
 
@@ -120,6 +123,62 @@ def loops(path, pattern):
               f"stalls ({sum(body) / len(body):.2f} an instruction)")
 
 
+def functions_of(path):
+    """Each function's instructions in a dump: (offset, text, stall count)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        lines = f.read().splitlines()
+    functions, name = {}, None
+    for line, following in zip(lines, lines[1:] + [""]):
+        m = FUNCTION.search(line)
+        if m:
+            name = m.group(1) or m.group(2)
+            functions[name] = []
+            continue
+        low, high = LOW.search(line), HIGH.match(following)
+        if name and low and high:
+            text = line.split("*/", 1)[1].rsplit("/*", 1)[0].strip().rstrip(";").strip()
+            stall = (int(high.group(1), 16) >> 41) & 0xF
+            functions[name].append((int(low.group(1), 16), text, stall))
+    return functions
+
+
+HGMMA = re.compile(r"HGMMA\.(\d+x\d+x\d+)\.\S+\s+R\d+,\s*(\S+?),")
+STOPS = ("BRA", "BAR", "WARPSYNC", "SYNCS", "WARPGROUP.DEPBAR", "EXIT", "BSYNC")
+
+
+def gaps(paths):
+    """Per function, MMA shape and operand form (SS: A from a descriptor; RS: A in
+    registers): the instructions between an HGMMA and the next one of the same group (no
+    branch, barrier or wait between, the first not closing its group with `gsb0`), their
+    count and the sum of their stall counts. That arithmetic builds the next MMA's
+    descriptors, so it is the least time between the two MMAs' issue in one warp."""
+    for path in paths:
+        for name, instrs in functions_of(path).items():
+            table = collections.defaultdict(list)
+            prev = None
+            for k, (at, text, stall) in enumerate(instrs):
+                bare = text.split(" ", 1)[1] if text.startswith("@") else text
+                m = HGMMA.search(bare)
+                if m:
+                    form = "SS" if m.group(2).startswith("gdesc") else "RS"
+                    if prev is not None:
+                        between = instrs[prev + 1:k]
+                        if not any(t.lstrip("@!P0123456789 ").startswith(STOPS) for _, t, _ in between):
+                            table[(m.group(1), form)].append((len(between), sum(s for _, _, s in between)))
+                    prev = None if "gsb0" in bare else k
+                elif bare.startswith(STOPS):
+                    prev = None
+            if not table:
+                continue
+            print(f"{os.path.basename(path)} {name}")
+            for (shape, form), rows in sorted(table.items()):
+                n = sum(r[0] for r in rows)
+                s = sum(r[1] for r in rows)
+                print(f"  {shape:10s} {form}: {len(rows):3d} gaps, {n / len(rows):5.1f} instructions and "
+                      f"{s / len(rows):5.1f} cycles of fixed stalls a gap ({s / n:.2f} an instruction)")
+
+
 def regions(path, d, ids, sms):
     ctl = controls(path)
     ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
@@ -152,11 +211,15 @@ def main():
     each = sub.add_parser("loops", help="each matching function's longest loop, in any SASS dump")
     each.add_argument("dis", help="cuobjdump -sass or nvdisasm -hex output (.gz read too)")
     each.add_argument("pattern", help="a part of the function names to read")
+    gap = sub.add_parser("gaps", help="the arithmetic between consecutive MMAs of a group")
+    gap.add_argument("dis", nargs="+", help="nvdisasm -hex -c output")
     a = ap.parse_args()
     if a.what == "loop":
         loop(a.dis)
     elif a.what == "loops":
         loops(a.dis, a.pattern)
+    elif a.what == "gaps":
+        gaps(a.dis)
     else:
         regions(a.dis, a.dir, a.ids, a.sms)
 

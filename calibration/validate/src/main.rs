@@ -120,6 +120,12 @@ enum Command {
         /// H200's description applies none, 1).
         #[arg(long, value_parser = parse_fixed_stall)]
         fixed_stall_cycles: Option<f64>,
+        /// Predict with the arithmetic that builds each `wgmma`'s descriptors holding its warp
+        /// for these cycles per MMA, `SS,RS` (`tensor.issue.wgmma.descriptor_cycles_ss` and
+        /// `_rs`: ptxas's fixed stalls between two MMAs of a group, 33.2,28.4 in the generated
+        /// kernels, calibration item 41; the H200's description applies none, 0,0).
+        #[arg(long, value_parser = parse_descriptor_cycles)]
+        wgmma_descriptor_cycles: Option<DescriptorCycles>,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -285,6 +291,7 @@ fn run(args: Args) -> Result<(), String> {
             l2_hit_waits_for_fill,
             interleave_element_wise,
             fixed_stall_cycles,
+            wgmma_descriptor_cycles,
             copies_free,
             reports,
             trace_ctas,
@@ -329,6 +336,7 @@ fn run(args: Args) -> Result<(), String> {
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
                     fixed_stall_cycles,
+                    wgmma_descriptor_cycles,
                 };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
@@ -397,6 +405,27 @@ struct Overrides {
     l2_hit_waits_for_fill: bool,
     interleave_element_wise: bool,
     fixed_stall_cycles: Option<f64>,
+    wgmma_descriptor_cycles: Option<DescriptorCycles>,
+}
+
+/// Cycles of descriptor arithmetic per `wgmma`, with both operands in shared memory and with
+/// A in registers.
+#[derive(Clone, Copy, Debug)]
+struct DescriptorCycles {
+    ss: f64,
+    rs: f64,
+}
+
+/// `SS,RS`: two non-negative, finite numbers of cycles.
+fn parse_descriptor_cycles(s: &str) -> Result<DescriptorCycles, String> {
+    let cycles = |part: &str| -> Result<f64, String> {
+        let c: f64 = part.trim().parse().map_err(|e| format!("`{part}` is not a number of cycles: {e}"))?;
+        if c.is_finite() && c >= 0.0 { Ok(c) } else { Err(format!("cycles are finite and not negative, got {part}")) }
+    };
+    match s.split_once(',') {
+        Some((ss, rs)) => Ok(DescriptorCycles { ss: cycles(ss)?, rs: cycles(rs)? }),
+        None => Err(format!("`{s}`: give the cycles per MMA as SS,RS (e.g. 33.2,28.4)")),
+    }
 }
 
 /// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
@@ -432,9 +461,18 @@ fn predict_all(
     if let Some(cycles) = overrides.tma_miss_extra_latency_loaded {
         machine.tma.miss_extra_latency_loaded_cycles.value = cycles;
     }
-    if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } = &mut machine.tensor.issue
+    if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma {
+        descriptors_before_each,
+        descriptor_cycles_ss,
+        descriptor_cycles_rs,
+        ..
+    } = &mut machine.tensor.issue
     {
         descriptors_before_each.value |= overrides.wgmma_descriptors_before_each;
+        if let Some(c) = overrides.wgmma_descriptor_cycles {
+            descriptor_cycles_ss.value = c.ss;
+            descriptor_cycles_rs.value = c.rs;
+        }
     }
     machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
     machine.issue.interleave_element_wise.value |= overrides.interleave_element_wise;

@@ -71,6 +71,13 @@ const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32, u32) = (5, 9, 4);
 /// As [`WGMMA_DESCRIPTOR_INSTRS_SS`], for `wgmma` with A in registers.
 const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 
+/// Instructions the lowering counts for one native `wgmma`'s descriptors
+/// ([`WGMMA_DESCRIPTOR_INSTRS_SS`], `_RS`).
+pub fn wgmma_descriptor_instrs(a_in_registers: bool) -> u32 {
+    let (alu, moves, _) = if a_in_registers { WGMMA_DESCRIPTOR_INSTRS_RS } else { WGMMA_DESCRIPTOR_INSTRS_SS };
+    alu + moves
+}
+
 /// Dependent instructions the generated code runs to issue one TMA box (one
 /// `cp.async.bulk.tensor` of a 128-byte-wide column panel): coordinates and shared-memory
 /// address into uniform registers (`R2UR`, `USHF`, `UIADD3`, `ULEA`, `UMOV`), the `ELECT`
@@ -214,6 +221,14 @@ pub enum Dep {
     /// latency stretched while its warp's own warpgroup has an MMA group in flight
     /// (calibration item 38).
     Bookkeeping,
+    /// The arithmetic that builds one `wgmma`'s shared-memory descriptors: independent of
+    /// register results, as [`Dep::None`], but each instruction holds its warp for its share
+    /// of the cycles ptxas's fixed stalls spend on that arithmetic
+    /// (`tensor.issue.wgmma.descriptor_cycles_ss` / `_rs`).
+    Descriptor {
+        /// Whether the MMA takes A from registers (RS).
+        a_in_registers: bool,
+    },
 }
 
 impl Dep {
@@ -637,10 +652,11 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
             };
             // The arithmetic building the descriptors of `count` MMAs, independent of any
             // register result.
+            let dep = Dep::Descriptor { a_in_registers };
             let descriptors = |count: u32, out: &mut Vec<Instr>| {
-                exec(ExecPipe::Alu, alu * count, Dep::None, out);
-                exec(ExecPipe::Fma, (moves - imads) * count, Dep::None, out);
-                imad(imads * count, Dep::None, timing, out);
+                exec(ExecPipe::Alu, alu * count, dep, out);
+                exec(ExecPipe::Fma, (moves - imads) * count, dep, out);
+                imad(imads * count, dep, timing, out);
             };
             if timing.mma_descriptors_before_each {
                 // Each MMA after the arithmetic that builds its descriptors, as the compiled

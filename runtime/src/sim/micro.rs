@@ -282,6 +282,51 @@ mod tests {
     }
 
     #[test]
+    fn descriptor_arithmetic_holds_its_warp_for_the_compilers_stalls() {
+        use crate::dsl::Op;
+        use crate::sim::lower::{Issuer, lower};
+        // Calibration item 41: ptxas's fixed stalls between two MMAs of a group.
+        let (ss, rs) = (33.2, 28.4);
+        let groups = 50;
+        let time = |n: u32, a_in_registers: bool, cycles: Option<(f64, f64)>| {
+            let mut machine = h100();
+            if let (MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. }, Some((s, r))) =
+                (&mut machine.tensor.issue, cycles)
+            {
+                (descriptor_cycles_ss.value, descriptor_cycles_rs.value) = (s, r);
+            }
+            let timing = Timing::new(&machine, 1.83);
+            let op = Op::Mma { m: 64, n, k: 128, dtype: DType::Bf16, a_in_registers };
+            let mut group = Vec::new();
+            assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut group), Ok(()));
+            let mut program = Vec::new();
+            for _ in 0..groups {
+                program.extend(group.iter().copied());
+                program.push(Instr::Wait(Wait::Mma { pending: 1 }));
+            }
+            program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+            let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
+            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
+                Ok(r) => r.cycles as f64 / f64::from(groups),
+                Err(e) => panic!("{e}"),
+            }
+        };
+        // N = 64: an MMA keeps the tensor cores 32 cycles, under the 33.2 of its descriptors,
+        // so the warp's issue sets the pace (8 MMAs a group): no faster than the stalls, and
+        // slower than the pipes' intervals alone (slowed beside the running MMAs) make it.
+        let (free, held) = (time(64, false, None), time(64, false, Some((ss, rs))));
+        assert!(held >= 8.0 * ss && held > free * 1.05, "N = 64 SS: {free:.0} -> {held:.0} cycles a group");
+        let (free_rs, held_rs) = (time(64, true, None), time(64, true, Some((ss, rs))));
+        assert!(
+            held_rs >= 8.0 * rs && held_rs > free_rs * 1.05,
+            "N = 64 RS: {free_rs:.0} -> {held_rs:.0} cycles a group"
+        );
+        // N = 256: 128 cycles an MMA hide the arithmetic.
+        let (free, held) = (time(256, false, None), time(256, false, Some((ss, rs))));
+        assert!((held - free).abs() < 0.02 * free, "N = 256 SS: {free:.0} -> {held:.0} cycles a group");
+    }
+
+    #[test]
     fn a_dependent_ffma_chain_pays_the_latency_per_instruction() {
         let n = 1000;
         let report = run(&MicroKernel::new(vec![warp("chain", vec![exec(ExecPipe::Fma, n, Dep::Chain)])]));

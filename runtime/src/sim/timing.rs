@@ -111,6 +111,10 @@ pub struct Timing {
     /// Each `wgmma` of a group issues after its own descriptor arithmetic (else the group at
     /// once, the arithmetic after it).
     pub mma_descriptors_before_each: bool,
+    /// The fixed stall of each instruction building a `wgmma`'s descriptors, SS then RS:
+    /// `tensor.issue.wgmma.descriptor_cycles_*` over the instructions the lowering counts
+    /// ([`super::lower::wgmma_descriptor_instrs`]); 1 or less: none.
+    pub mma_descriptor_stall: [f64; 2],
     /// Consecutive element-wise bursts issue interleaved ([`super::mix`];
     /// `issue.interleave_element_wise`).
     pub interleave_element_wise: bool,
@@ -239,6 +243,13 @@ impl Timing {
             mma_descriptors_before_each: match t.issue {
                 MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } => descriptors_before_each.value,
                 MmaIssue::SingleThreadTcgen05 { .. } => false,
+            },
+            mma_descriptor_stall: match t.issue {
+                MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. } => [
+                    descriptor_cycles_ss.value / f64::from(super::lower::wgmma_descriptor_instrs(false)),
+                    descriptor_cycles_rs.value / f64::from(super::lower::wgmma_descriptor_instrs(true)),
+                ],
+                MmaIssue::SingleThreadTcgen05 { .. } => [0.0; 2],
             },
             mma_tmem_a_fixed: match t.issue {
                 MmaIssue::WarpgroupWgmma { .. } => None,

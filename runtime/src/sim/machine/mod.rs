@@ -308,6 +308,13 @@ pub enum MmaIssue {
         /// descriptors (as the compiled code orders them), rather than the whole group at once
         /// with that arithmetic after it.
         descriptors_before_each: Param<bool>,
+        /// Cycles the compiled code spends on the arithmetic that builds one `wgmma`'s
+        /// descriptors with both operands in shared memory (SS): ptxas's fixed stalls
+        /// between two MMAs of a group, each counted instruction holding its warp for its
+        /// share (0: those instructions spaced by their pipes alone).
+        descriptor_cycles_ss: Param<f64>,
+        /// As [`MmaIssue::WarpgroupWgmma::descriptor_cycles_ss`], with A in registers (RS).
+        descriptor_cycles_rs: Param<f64>,
     },
     /// Blackwell `tcgen05.mma`: issued by a single thread on behalf of the CTA; the accumulator
     /// lives in tensor memory and completion is signalled by `tcgen05.commit` to an mbarrier.
@@ -330,12 +337,16 @@ impl Audit for MmaIssue {
                 group_start_cycles,
                 instr_interval_per_column,
                 descriptors_before_each,
+                descriptor_cycles_ss,
+                descriptor_cycles_rs,
             } => {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
                 audit_field(group_start_cycles, "group_start_cycles", path, out);
                 audit_field(instr_interval_per_column, "instr_interval_per_column", path, out);
                 audit_field(descriptors_before_each, "descriptors_before_each", path, out);
+                audit_field(descriptor_cycles_ss, "descriptor_cycles_ss", path, out);
+                audit_field(descriptor_cycles_rs, "descriptor_cycles_rs", path, out);
             }
             MmaIssue::SingleThreadTcgen05 { tmem, max_cta_group, tmem_a_fixed_cycles } => {
                 path.push("tcgen05");

@@ -153,8 +153,12 @@ impl Sm {
             // Collective and synchronising instructions take only their issue cycle here.
             _ => {}
         }
-        if matches!(head, Instr::Exec { .. } | Instr::Mix(_)) {
-            self.fixed_stall(w, t, timing);
+        match head {
+            Instr::Exec { dep: Dep::Descriptor { a_in_registers }, .. } => {
+                self.fixed_stall(w, t, timing.mma_descriptor_stall[usize::from(a_in_registers)])
+            }
+            Instr::Exec { .. } | Instr::Mix(_) => self.fixed_stall(w, t, timing.fixed_stall),
+            _ => {}
         }
         let warp = &mut self.warps[w];
         warp.head_left -= 1;
@@ -236,13 +240,14 @@ impl Sm {
     }
 
     /// Holds warp `w`, which issued an arithmetic instruction at `t`, for the compiler's
-    /// fixed stall (`issue.fixed_stall_cycles`, a mean: fractions carried to the next).
-    fn fixed_stall(&mut self, w: usize, t: u64, timing: &Timing) {
-        if timing.fixed_stall <= 1.0 {
+    /// fixed stall `cycles` (a mean: fractions carried to the next): `issue.fixed_stall_cycles`,
+    /// or a descriptor instruction's share of `tensor.issue.wgmma.descriptor_cycles_*`.
+    fn fixed_stall(&mut self, w: usize, t: u64, cycles: f64) {
+        if cycles <= 1.0 {
             return;
         }
         let warp = &mut self.warps[w];
-        warp.issue_free = t + carry(timing.fixed_stall, &mut warp.stall_debt);
+        warp.issue_free = t + carry(cycles, &mut warp.stall_debt);
     }
 
     /// The latency of warp `w`'s next instruction of a per-thread bookkeeping chain

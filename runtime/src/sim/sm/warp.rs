@@ -234,7 +234,7 @@ impl Sm {
                     let first = warp.head_left == 0;
                     let operand = |dep: Dep, pipe: ExecPipe| -> (u64, StallReason) {
                         match dep {
-                            Dep::None => (0, StallReason::Selected),
+                            Dep::None | Dep::Descriptor { .. } => (0, StallReason::Selected),
                             Dep::Stream | Dep::Chain | Dep::Bookkeeping if first => (warp.dep_ready, warp.dep_reason),
                             Dep::Stream => (0, StallReason::Selected),
                             Dep::Chain | Dep::Bookkeeping => (warp.chain_ready, result_reason(pipe)),
