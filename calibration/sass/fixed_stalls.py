@@ -88,41 +88,6 @@ FUNCTION = re.compile(r"Function : (\S+)|^\s*\.section\s+\.text\.([^,\s]+)")
 BRANCH = re.compile(r"\bBRA\s+(?:`\(\.L_x_\d+\)\s*;|0x([0-9a-f]+))")
 
 
-def loops(path, pattern):
-    """Per function whose name holds `pattern`: its longest loop (the backward branch
-    spanning the most code), instructions and fixed stalls, the mean per instruction."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        lines = f.read().splitlines()
-    functions, name = {}, None
-    for line, following in zip(lines, lines[1:] + [""]):
-        m = FUNCTION.search(line)
-        if m:
-            name = m.group(1)
-            functions[name] = []
-            continue
-        low, high = LOW.search(line), HIGH.match(following)
-        if name and low and high:
-            text = line.split("*/", 1)[1].rsplit("/*", 1)[0].strip().rstrip(";").strip()
-            stall = (int(high.group(1), 16) >> 41) & 0xF
-            functions[name].append((int(low.group(1), 16), text, stall))
-    for name, instrs in functions.items():
-        if pattern not in name:
-            continue
-        spans = []
-        for at, text, _ in instrs:
-            m = BRANCH.search(text)
-            if m and m.group(1) and int(m.group(1), 16) < at:
-                spans.append((int(m.group(1), 16), at))
-        if not spans:
-            print(f"{name}: no backward branch")
-            continue
-        lo, hi = max(spans, key=lambda sp: sp[1] - sp[0])
-        body = [stall for at, _, stall in instrs if lo <= at <= hi]
-        print(f"{name}: loop {lo:#x}-{hi:#x}, {len(body)} instructions, {sum(body)} cycles of fixed "
-              f"stalls ({sum(body) / len(body):.2f} an instruction)")
-
-
 def functions_of(path):
     """Each function's instructions in a dump: (offset, text, stall count)."""
     opener = gzip.open if path.endswith(".gz") else open
@@ -141,6 +106,27 @@ def functions_of(path):
             stall = (int(high.group(1), 16) >> 41) & 0xF
             functions[name].append((int(low.group(1), 16), text, stall))
     return functions
+
+
+def loops(path, pattern):
+    """Per function whose name holds `pattern`: its longest loop (the backward branch
+    spanning the most code), instructions and fixed stalls, the mean per instruction."""
+    functions = functions_of(path)
+    for name, instrs in functions.items():
+        if pattern not in name:
+            continue
+        spans = []
+        for at, text, _ in instrs:
+            m = BRANCH.search(text)
+            if m and m.group(1) and int(m.group(1), 16) < at:
+                spans.append((int(m.group(1), 16), at))
+        if not spans:
+            print(f"{name}: no backward branch")
+            continue
+        lo, hi = max(spans, key=lambda sp: sp[1] - sp[0])
+        body = [stall for at, _, stall in instrs if lo <= at <= hi]
+        print(f"{name}: loop {lo:#x}-{hi:#x}, {len(body)} instructions, {sum(body)} cycles of fixed "
+              f"stalls ({sum(body) / len(body):.2f} an instruction)")
 
 
 HGMMA = re.compile(r"HGMMA\.(\d+x\d+x\d+)\.\S+\s+R\d+,\s*(\S+?),")
