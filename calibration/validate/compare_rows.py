@@ -62,6 +62,7 @@ def summary(name, model, meas, info, ids):
         by_shape[info[i][1]][info[i][2]] = i
     within = total = wrong = 0
     dist = []
+    per_variant = collections.defaultdict(lambda: [0, 0])
     for variants in by_shape.values():
         base = variants.get("pingpong+overlap")
         if base is None:
@@ -74,22 +75,27 @@ def summary(name, model, meas, info, ids):
             total += 1
             same_sign = (pred > 0) == (measd > 0)
             wrong += not same_sign
-            within += same_sign and abs(pred - measd) <= 3.0
+            close = same_sign and abs(pred - measd) <= 3.0
+            within += close
+            per_variant[variant][0] += close
+            per_variant[variant][1] += 1
             dist.append(abs(pred - measd))
     if total:
         print(
             f"  {name:8s} ablation deltas: {within} of {total} within 3 points with the measured sign, "
             f"{wrong} with the sign wrong, mean distance {sum(dist) / total:.1f} points"
         )
+        print("  " + " " * 8 + " by schedule: " + ", ".join(
+            f"{v} {c} of {n}" for v, (c, n) in sorted(per_variant.items())))
 
 
 def head_dim(shape):
-    """`b16h32s1024d64c` -> 64."""
-    return int(shape.split("d")[-1].rstrip("c"))
+    """`b16h32s1024d64c` -> 64; 0 for a GEMM's `MxNxK`."""
+    return int(shape.split("d")[-1].rstrip("c")) if "d" in shape else 0
 
 
 def by_schedule(model, meas, info, ids):
-    """Mean burst error per schedule and head dimension."""
+    """Mean burst error per schedule and head dimension (0: a GEMM)."""
     groups = collections.defaultdict(list)
     for i in ids:
         groups[(info[i][2], head_dim(info[i][1]))].append(errors(model, meas, [i], 0)[0])

@@ -113,7 +113,8 @@ pub struct Timing {
     pub mma_descriptors_before_each: bool,
     /// The fixed stall of each instruction building a `wgmma`'s descriptors, SS then RS:
     /// `tensor.issue.wgmma.descriptor_cycles_*` over the instructions the lowering counts
-    /// ([`super::lower::wgmma_descriptor_instrs`]); 1 or less: none.
+    /// ([`super::lower::wgmma_descriptor_instrs`]); 1 or less: the mean fixed stall's
+    /// (`fixed_stall`), as for other arithmetic.
     pub mma_descriptor_stall: [f64; 2],
     /// Consecutive element-wise bursts issue interleaved ([`super::mix`];
     /// `issue.interleave_element_wise`).

@@ -311,7 +311,7 @@ pub enum MmaIssue {
         /// Cycles the compiled code spends on the arithmetic that builds one `wgmma`'s
         /// descriptors with both operands in shared memory (SS): ptxas's fixed stalls
         /// between two MMAs of a group, each counted instruction holding its warp for its
-        /// share (0: those instructions spaced by their pipes alone).
+        /// share (0: held as other arithmetic is, `issue.fixed_stall_cycles`).
         descriptor_cycles_ss: Param<f64>,
         /// As [`MmaIssue::WarpgroupWgmma::descriptor_cycles_ss`], with A in registers (RS).
         descriptor_cycles_rs: Param<f64>,

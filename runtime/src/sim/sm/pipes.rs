@@ -155,7 +155,9 @@ impl Sm {
         }
         match head {
             Instr::Exec { dep: Dep::Descriptor { a_in_registers }, .. } => {
-                self.fixed_stall(w, t, timing.mma_descriptor_stall[usize::from(a_in_registers)])
+                // The descriptors' own stall where the machine has one, else the mean's.
+                let own = timing.mma_descriptor_stall[usize::from(a_in_registers)];
+                self.fixed_stall(w, t, if own > 1.0 { own } else { timing.fixed_stall })
             }
             Instr::Exec { .. } | Instr::Mix(_) => self.fixed_stall(w, t, timing.fixed_stall),
             _ => {}
