@@ -123,7 +123,7 @@ enum Command {
         /// Predict with the arithmetic that builds each `wgmma`'s descriptors holding its warp
         /// for these cycles per MMA, `SS,RS` (`tensor.issue.wgmma.descriptor_cycles_ss` and
         /// `_rs`: ptxas's fixed stalls between two MMAs of a group, 33.2,28.4 in the generated
-        /// kernels, calibration item 41; the H200's description applies none, 0,0).
+        /// kernels, calibration item 41, as the H200's description applies them; 0,0: none).
         #[arg(long, value_parser = parse_descriptor_cycles)]
         wgmma_descriptor_cycles: Option<DescriptorCycles>,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
@@ -559,4 +559,29 @@ fn measure_all(configs: &[Config], dir: &Path, how: Measure, cublas: &[String]) 
     let held = configs.iter().filter(|c| c.set == Set::Heldout).count();
     println!("measured {} configurations ({held} held out) in {:.0} s", configs.len(), start.elapsed().as_secs_f64());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_cycles_take_two_non_negative_numbers() {
+        let c = parse_descriptor_cycles("33.2, 28.4").expect("two numbers");
+        assert_eq!((c.ss, c.rs), (33.2, 28.4));
+        let c = parse_descriptor_cycles("0,0").expect("none");
+        assert_eq!((c.ss, c.rs), (0.0, 0.0));
+        for bad in ["33.2", "33.2,", "a,1", "-1,2", "1,inf", "1,NaN"] {
+            let e = parse_descriptor_cycles(bad).expect_err(bad);
+            assert!(e.contains("cycles") || e.contains("SS,RS"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_fixed_stall_is_at_least_the_issue_cycle() {
+        assert_eq!(parse_fixed_stall("2.2"), Ok(2.2));
+        for bad in ["0.5", "x", "inf"] {
+            assert!(parse_fixed_stall(bad).is_err(), "{bad}");
+        }
+    }
 }

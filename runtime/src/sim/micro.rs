@@ -288,10 +288,10 @@ mod tests {
         // Calibration item 41: ptxas's fixed stalls between two MMAs of a group.
         let (ss, rs) = (33.2, 28.4);
         let groups = 50;
-        let time = |n: u32, a_in_registers: bool, cycles: Option<(f64, f64)>| {
+        let time = |n: u32, a_in_registers: bool, (s, r): (f64, f64)| {
             let mut machine = h100();
-            if let (MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. }, Some((s, r))) =
-                (&mut machine.tensor.issue, cycles)
+            if let MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. } =
+                &mut machine.tensor.issue
             {
                 (descriptor_cycles_ss.value, descriptor_cycles_rs.value) = (s, r);
             }
@@ -314,15 +314,15 @@ mod tests {
         // N = 64: an MMA keeps the tensor cores 32 cycles, under the 33.2 of its descriptors,
         // so the warp's issue sets the pace (8 MMAs a group): no faster than the stalls, and
         // slower than the pipes' intervals alone (slowed beside the running MMAs) make it.
-        let (free, held) = (time(64, false, None), time(64, false, Some((ss, rs))));
+        let (free, held) = (time(64, false, (0.0, 0.0)), time(64, false, (ss, rs)));
         assert!(held >= 8.0 * ss && held > free * 1.05, "N = 64 SS: {free:.0} -> {held:.0} cycles a group");
-        let (free_rs, held_rs) = (time(64, true, None), time(64, true, Some((ss, rs))));
+        let (free_rs, held_rs) = (time(64, true, (0.0, 0.0)), time(64, true, (ss, rs)));
         assert!(
             held_rs >= 8.0 * rs && held_rs > free_rs * 1.05,
             "N = 64 RS: {free_rs:.0} -> {held_rs:.0} cycles a group"
         );
         // N = 256: 128 cycles an MMA hide the arithmetic.
-        let (free, held) = (time(256, false, None), time(256, false, Some((ss, rs))));
+        let (free, held) = (time(256, false, (0.0, 0.0)), time(256, false, (ss, rs)));
         assert!((held - free).abs() < 0.02 * free, "N = 256 SS: {free:.0} -> {held:.0} cycles a group");
     }
 

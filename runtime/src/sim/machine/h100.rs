@@ -213,12 +213,12 @@ impl Machine {
                         "SASS of the generated kernels (calibration/sass/README.md, 'Descriptor arithmetic between the MMAs of a group'): no HGMMA issues before the arithmetic of its own descriptors (ws_gemm 128x128: 25 instructions before the first of 4, 42 before the second, 5 and 0 before the others). Kept false in this revision: group_start_cycles above was fitted with the arithmetic after the group, and with true item 18's and 21's loops come out 3-6.5% long (tests/tests/sim_tensor.rs); what true gives: docs/validation.md, 'Two measured costs the model does not charge yet'",
                     ),
                     descriptor_cycles_ss: Param::new(
-                        0.0,
-                        "not applied (0); measured in the SASS of the generated kernels (sm_90a, the stall counts of nvdisasm -hex): between two MMAs of a group with both operands in shared memory, 33.2 cycles of fixed stalls over 16.2 instructions (40 gaps: FA3 d 64/128, attention without specialization, ws_gemm, ws/flat 128x256, cluster_gemm; 27.0-36.7 by kernel), calibration/results/fixed_stalls/mma_gaps.txt (item 41); tried on FA3 rows: docs/validation.md, 'The descriptors' fixed stalls'",
+                        33.2,
+                        "measured in the SASS of the generated kernels (sm_90a, the stall counts of nvdisasm -hex): between two MMAs of a group with both operands in shared memory, 33.2 cycles of fixed stalls over 16.2 instructions (40 gaps: FA3 d 64/128, attention without specialization, ws_gemm, ws/flat 128x256, cluster_gemm; 27.0-36.7 by kernel), calibration/results/fixed_stalls/mma_gaps.txt (item 41); adopted by the rule written before the held-out rows were run (all 174 rows predicted with it: held-out FA3 burst MAE 6.9% -> 6.5%, deltas within 3 points 11 -> 15 of 32; GEMM rows within 1.1 points): calibration/validate/h200/predict/descriptors/, docs/validation.md 'The descriptors' fixed stalls'",
                     ),
                     descriptor_cycles_rs: Param::new(
-                        0.0,
-                        "not applied (0); measured as descriptor_cycles_ss, with A in registers: 28.4 cycles over 9.7 instructions (56 gaps of FA3 and attention without specialization, d 64 and 128; 27.9-29.3 by kernel), calibration/results/fixed_stalls/mma_gaps.txt (item 41)",
+                        28.4,
+                        "measured as descriptor_cycles_ss, with A in registers: 28.4 cycles over 9.7 instructions (56 gaps of FA3 and attention without specialization, d 64 and 128; 27.9-29.3 by kernel), calibration/results/fixed_stalls/mma_gaps.txt (item 41); adopted with it",
                     ),
                 },
                 latency: MmaLatencyRule {
