@@ -133,6 +133,11 @@ HGMMA = re.compile(r"HGMMA\.(\d+x\d+x\d+)\.\S+\s+R\d+,\s*(\S+?),")
 STOPS = ("BRA", "BAR", "WARPSYNC", "SYNCS", "WARPGROUP.DEPBAR", "EXIT", "BSYNC")
 
 
+def unpredicated(text):
+    """An instruction's text without its guard predicate (`@!P3 MOV ...` -> `MOV ...`)."""
+    return text.split(" ", 1)[1] if text.startswith("@") else text
+
+
 def gaps(paths):
     """Per function, MMA shape and operand form (SS: A from a descriptor; RS: A in
     registers): the instructions between an HGMMA and the next one of the same group (no
@@ -144,13 +149,13 @@ def gaps(paths):
             table = collections.defaultdict(list)
             prev = None
             for k, (at, text, stall) in enumerate(instrs):
-                bare = text.split(" ", 1)[1] if text.startswith("@") else text
+                bare = unpredicated(text)
                 m = HGMMA.search(bare)
                 if m:
                     form = "SS" if m.group(2).startswith("gdesc") else "RS"
                     if prev is not None:
                         between = instrs[prev + 1:k]
-                        if not any(t.lstrip("@!P0123456789 ").startswith(STOPS) for _, t, _ in between):
+                        if not any(unpredicated(t).startswith(STOPS) for _, t, _ in between):
                             table[(m.group(1), form)].append((len(between), sum(s for _, _, s in between)))
                     prev = None if "gsb0" in bare else k
                 elif bare.startswith(STOPS):
