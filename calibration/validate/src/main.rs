@@ -114,6 +114,11 @@ enum Command {
         /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
         #[arg(long)]
         interleave_element_wise: bool,
+        /// Predict with a fragment's zero fill costing nothing when the next op is an MMA
+        /// accumulating into it, as ptxas folds it (`issue.fold_zero_fill`,
+        /// `runtime/src/sim/fold.rs`).
+        #[arg(long)]
+        fold_zero_fill: bool,
         /// Predict with each warp waiting this many cycles on average after each arithmetic
         /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
         /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39; the
@@ -290,6 +295,7 @@ fn run(args: Args) -> Result<(), String> {
             wgmma_descriptors_before_each,
             l2_hit_waits_for_fill,
             interleave_element_wise,
+            fold_zero_fill,
             fixed_stall_cycles,
             wgmma_descriptor_cycles,
             copies_free,
@@ -335,6 +341,7 @@ fn run(args: Args) -> Result<(), String> {
                     wgmma_descriptors_before_each,
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
+                    fold_zero_fill,
                     fixed_stall_cycles,
                     wgmma_descriptor_cycles,
                 };
@@ -404,6 +411,7 @@ struct Overrides {
     wgmma_descriptors_before_each: bool,
     l2_hit_waits_for_fill: bool,
     interleave_element_wise: bool,
+    fold_zero_fill: bool,
     fixed_stall_cycles: Option<f64>,
     wgmma_descriptor_cycles: Option<DescriptorCycles>,
 }
@@ -476,6 +484,7 @@ fn predict_all(
     }
     machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
     machine.issue.interleave_element_wise.value |= overrides.interleave_element_wise;
+    machine.issue.fold_zero_fill.value |= overrides.fold_zero_fill;
     if let Some(cycles) = overrides.fixed_stall_cycles {
         machine.issue.fixed_stall_cycles.value = cycles;
     }

@@ -143,13 +143,13 @@ impl<'a, P> Ctx<'a, P> {
 
     /// A fragment with every element set to `value`.
     pub fn fragment<const R: usize, const C: usize>(&self, value: f32) -> Fragment<R, C> {
-        self.math(MathKind::Fill, R, C);
+        self.math(MathKind::Fill { zero: value == 0.0 }, R, C);
         Fragment::filled(self.has_data(), value)
     }
 
     /// A row vector with every element set to `value`.
     pub fn row_vec<const R: usize>(&self, value: f32) -> RowVec<R> {
-        self.math(MathKind::Fill, R, 1);
+        self.math(MathKind::Fill { zero: value == 0.0 }, R, 1);
         RowVec::filled(self.has_data(), value)
     }
 

@@ -44,7 +44,11 @@ pub struct GlobalTile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathKind {
     /// Set every element to a constant (one move per element).
-    Fill,
+    Fill {
+        /// The constant is 0: an MMA accumulating into the fragment right after can fold
+        /// the fill away.
+        zero: bool,
+    },
     /// One multiply or fused multiply-add per element (scale, row scaling, subtraction).
     Fma,
     /// `exp2` per element: one MUFU.EX2 per element.

@@ -7,6 +7,7 @@ use std::task::Poll;
 
 use crate::dsl::{Backend, Event, Fault, KernelSpec, Op, Wait, Who};
 
+use super::fold::ZeroFills;
 use super::lower::{Instr, Issuer, Unsupported, lower};
 use super::reuse::CastOrder;
 use super::ring::{self, RingState};
@@ -41,6 +42,7 @@ pub struct SimBackend<'t> {
     fault: RefCell<Option<(Who, Fault)>>,
     unsupported: Cell<Option<(Who, Unsupported)>>,
     casts: CastOrder,
+    fills: ZeroFills,
     /// Each role's ring state, by role index.
     rings: Vec<RingState>,
 }
@@ -61,6 +63,7 @@ impl<'t> SimBackend<'t> {
             fault: RefCell::new(None),
             unsupported: Cell::new(None),
             casts: CastOrder::default(),
+            fills: ZeroFills::default(),
             rings: (0..spec.roles.len()).map(|role| RingState::of(spec, role as u16)).collect(),
         }
     }
@@ -78,6 +81,12 @@ impl<'t> SimBackend<'t> {
     /// Moves the instructions issued since the last call to the end of `out`.
     pub fn drain_into(&self, out: &mut Vec<Queued>) {
         out.append(&mut self.pending.borrow_mut());
+    }
+
+    /// Readies the slot for its next CTA: drops what the last one left queued or held back.
+    pub fn reset(&self) {
+        self.pending.borrow_mut().clear();
+        self.fills.clear();
     }
 
     /// The ring state of `who`'s role (uniform for a role the spec does not list).
@@ -121,7 +130,13 @@ impl Backend for SimBackend<'_> {
         }
         let site = self.sites.intern(who.role, self.written(who), SiteKind::of_op(&op));
         let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
-        self.casts.issue(who, &op, self.timing, &mut queued, &mut self.pending.borrow_mut());
+        let mut pending = self.pending.borrow_mut();
+        if let Some(mut fill) = self.fills.release(who, Some(&op)) {
+            pending.append(&mut fill);
+        }
+        if !self.fills.hold(who, &op, self.timing, &mut queued) {
+            self.casts.issue(who, &op, self.timing, &mut queued, &mut pending);
+        }
     }
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
@@ -132,6 +147,9 @@ impl Backend for SimBackend<'_> {
             lowered.clear();
             ring::wait(self.spec, state, wait, &mut lowered);
             let mut pending = self.pending.borrow_mut();
+            if let Some(mut fill) = self.fills.release(who, None) {
+                pending.append(&mut fill);
+            }
             pending.extend(lowered.drain(..).map(|instr| Queued { instr, site }));
             self.casts.waited(who, &wait, &mut pending);
             Poll::Pending

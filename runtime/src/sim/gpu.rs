@@ -185,7 +185,7 @@ impl<'a, K: Kernel> Driver for KernelDriver<'a, K> {
         let index = self.index(place);
         let backend = &self.backends[index];
         backend.clear_release();
-        backend.drain_into(&mut Vec::new());
+        backend.reset();
         let cta_ref: &'a Cta<'a, K> = cell.get_or_init(|| Cta {
             params: self.params,
             smem: &self.smems[index],

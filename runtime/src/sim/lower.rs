@@ -488,7 +488,9 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///
 /// - [`Op::Math`] over `rows x cols` elements: `e = ceil(rows * cols / T)` elements per
 ///   thread (`ceil(rows * 4 / T)` for a row vector), so per warp:
-///   - `Fill`: `e` moves on the FMA pipe (the compiler emits `IMAD.MOV`);
+///   - `Fill`: `e` moves on the FMA pipe (the compiler emits `IMAD.MOV`); with
+///     `issue.fold_zero_fill` the backend drops a zero fill that the next op, an MMA,
+///     accumulates into (`sim/fold.rs`);
 ///   - `Fma`: `e` FFMA on the FMA pipe, or `ceil(e / 2)` packed FFMA2 on a machine with
 ///     `f32x2` instructions (`pipes.fma_elements_per_instr = 2`: one issue slot each, two
 ///     FMA-pipe intervals);
@@ -567,7 +569,7 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
         Op::Math { kind, rows, cols } => {
             let e = per_thread(rows, cols, threads);
             match kind {
-                MathKind::Fill => exec(ExecPipe::Fma, e, Dep::None, out),
+                MathKind::Fill { .. } => exec(ExecPipe::Fma, e, Dep::None, out),
                 MathKind::Fma => fp32(e, Dep::Stream, timing, out),
                 MathKind::Exp2 | MathKind::Recip => exec(ExecPipe::Mufu, e, Dep::Stream, out),
                 MathKind::Max => exec(ExecPipe::Alu, e, Dep::Stream, out),

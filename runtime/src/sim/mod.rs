@@ -15,6 +15,7 @@ mod backend;
 pub mod clock;
 mod clusters;
 mod error;
+mod fold;
 pub mod gpu;
 mod l2_content;
 pub mod lower;

@@ -87,7 +87,7 @@ impl SiteKind {
             Op::TmemLoad { .. } => "tmem_load",
             Op::TmemStore { .. } => "tmem_store",
             Op::Math { kind, .. } => match kind {
-                MathKind::Fill => "fill",
+                MathKind::Fill { .. } => "fill",
                 MathKind::Fma => "fma",
                 MathKind::Exp2 => "exp2",
                 MathKind::Exp2Poly => "exp2 (polynomial)",

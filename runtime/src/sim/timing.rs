@@ -122,6 +122,9 @@ pub struct Timing {
     /// Cycles a warp waits after each arithmetic instruction before its next may issue
     /// (`issue.fixed_stall_cycles`; 1: none beyond the issue cycle).
     pub fixed_stall: f64,
+    /// A zero fill whose next op is an MMA into it costs nothing ([`super::fold`];
+    /// `issue.fold_zero_fill`).
+    pub fold_zero_fill: bool,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -220,6 +223,7 @@ impl Timing {
             mio_queue: u64::from(machine.issue.mio_queue_instructions.value),
             interleave_element_wise: machine.issue.interleave_element_wise.value,
             fixed_stall: machine.issue.fixed_stall_cycles.value.max(1.0),
+            fold_zero_fill: machine.issue.fold_zero_fill.value,
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),

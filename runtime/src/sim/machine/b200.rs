@@ -49,6 +49,7 @@ impl Machine {
                 scheduler_policy: Machine::h100_sxm().issue.scheduler_policy.assumed(src::ASSUMED_HOPPER),
                 interleave_element_wise: Machine::h100_sxm().issue.interleave_element_wise.assumed(src::ASSUMED_HOPPER),
                 fixed_stall_cycles: Machine::h100_sxm().issue.fixed_stall_cycles.assumed(src::ASSUMED_HOPPER),
+                fold_zero_fill: Machine::h100_sxm().issue.fold_zero_fill.assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

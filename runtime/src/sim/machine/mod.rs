@@ -152,6 +152,9 @@ parameters! {
         /// next, on average: the stall count the compiler writes into each instruction (1: no
         /// wait beyond the issue cycle; a pipe's interval and a result's latency still apply).
         pub fixed_stall_cycles: Param<f64>,
+        /// Whether a fragment's zero fill costs nothing when the next op is an MMA
+        /// accumulating into it (the compiler folds it into the MMA: `sim/fold.rs`).
+        pub fold_zero_fill: Param<bool>,
     }
 }
 
