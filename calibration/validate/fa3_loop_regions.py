@@ -48,14 +48,19 @@ def load(d, cid):
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     h = rows[head]
     num = lambda v: int(v.replace(",", "") or 0)
+    col = {n: i for i, n in enumerate(h)}
+    samples, executed = col["Warp Stall Sampling (All Samples)"], col["Instructions Executed"]
+    # Nsight Compute 2025 also exports each reason's not-issued samples; the plain columns
+    # count all samples, as the total does.
+    why = [j for j, n in enumerate(h) if n.startswith("stall_") and "(" not in n]
     out = []
     for r in rows[head + 1:]:
         if len(r) != len(h):
             continue
         src = r[1].strip()
         op = re.sub(r"^@!?U?P[T\d]+\s+", "", src).split(" ")[0]
-        reasons = {h[j][len("stall_"):]: num(r[j]) for j in range(len(h)) if h[j].startswith("stall_")}
-        out.append((int(r[0], 16), op, src, num(r[2]), num(r[3]), reasons))
+        reasons = {h[j][len("stall_"):]: num(r[j]) for j in why}
+        out.append((int(r[0], 16), op, src, num(r[samples]), num(r[executed]), reasons))
     text = open(os.path.join(d, f"{cid}.txt")).read()
     elapsed = float(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", text).group(1).replace(",", ""))
     return out, elapsed
