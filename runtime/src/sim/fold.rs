@@ -129,7 +129,9 @@ mod tests {
         let mut b200 = Machine::b200();
         b200.issue.fold_zero_fill.value = true;
         assert!(!fills.hold(WHO, &fill(true, 128, 128), &Timing::new(&b200, 1.9), &mut moves()));
-        let off = Timing::new(&Machine::h200(), 1.98);
+        let mut off = Machine::h200();
+        off.issue.fold_zero_fill.value = false;
+        let off = Timing::new(&off, 1.98);
         assert!(!fills.hold(WHO, &fill(true, 64, 128), &off, &mut moves()));
     }
 }

@@ -48,7 +48,10 @@ impl Machine {
                 mio_queue_instructions: Param::new(8, src::ASSUMED_HOPPER),
                 scheduler_policy: Machine::h100_sxm().issue.scheduler_policy.assumed(src::ASSUMED_HOPPER),
                 interleave_element_wise: Machine::h100_sxm().issue.interleave_element_wise.assumed(src::ASSUMED_HOPPER),
-                fixed_stall_cycles: Machine::h100_sxm().issue.fixed_stall_cycles.assumed(src::ASSUMED_HOPPER),
+                fixed_stall_cycles: Param::new(
+                    1.0,
+                    "not applied: the H200's 2.2 is the mean stall count ptxas writes into sm_90a code (calibration item 39); no sm_100a SASS of the generated kernels has been read",
+                ),
                 fold_zero_fill: Machine::h100_sxm().issue.fold_zero_fill.assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {

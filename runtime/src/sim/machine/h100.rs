@@ -62,12 +62,12 @@ impl Machine {
                     "SASS of the generated FA3 consumer (sm_90a): ptxas alternates the FFMA, MUFU.EX2 and FADD of the softmax pair by pair (calibration/sass/README.md, docs/validation.md 'The FA3 consumer's step without memory'); H200 stall sampling of #70 puts 75% of the MUFU.EX2 samples on wait and 3% on mio_throttle (calibration/results/validate_stalls/70_sass.csv)",
                 ),
                 fixed_stall_cycles: Param::new(
-                    1.0,
-                    "not applied (1: a warp's next instruction may issue the cycle after, the pipes' intervals and latencies alone spacing it); measured in the SASS of the generated FA3 consumer (sm_90a, the stall counts of nvdisasm -hex): 1,562 cycles over 705 instructions a warp and iteration at d 64 (2.22), 1,784 over 804 at d 128 (2.22), and 904-1,024 over 422-438 (2.14-2.34) in calibration item 11's FA3-consumer synthetic, calibration/results/fixed_stalls/ (item 39); tried at 2.2 on 80 FA3 rows (burst MAE held out 6.9% -> 4.2%, ping-pong alone's delta right, overlap alone's wrong; the seq-16384 and GEMM rows not run): docs/validation.md 'A warp's fixed stalls', calibration/validate/h200/predict/fixed_stall/",
+                    2.2,
+                    "measured in the SASS of the generated FA3 consumer (sm_90a, the stall counts of nvdisasm -hex): 1,562 cycles over 705 instructions a warp and iteration at d 64 (2.22), 1,784 over 804 at d 128 (2.22), and 904-1,024 over 422-438 (2.14-2.34) in calibration item 11's FA3-consumer synthetic, calibration/results/fixed_stalls/ (item 39); adopted with issue.fold_zero_fill by the rule of calibration/validate/h200/predict/fold/ (all 174 validation rows predicted): docs/validation.md 'The zero fill folded into the MMA'",
                 ),
                 fold_zero_fill: Param::new(
-                    false,
-                    "not applied; measured in the SASS of the generated FA3-family kernels (sm_90a, NVRTC 13.0): every S = Q K^T group's first HGMMA reads no accumulator (RZ, !UPT) and no move is left for the fragment's zero fill, which the model charged as 64 moves a warp and iteration: calibration/sass/README.md 'The zero fill folded into the MMA'; on trial: calibration/validate/h200/predict/fold/",
+                    true,
+                    "measured in the SASS of the generated FA3-family kernels (sm_90a, NVRTC 13.0): every S = Q K^T group's first HGMMA reads no accumulator (RZ, !UPT) and no move is left for the fragment's zero fill, which the model had charged as 64 moves a warp and iteration: calibration/sass/README.md 'The zero fill folded into the MMA' (calibration item 42); adopted with the fixed stall by the rule of calibration/validate/h200/predict/fold/",
                 ),
             },
             limits: ResidencyLimits {
