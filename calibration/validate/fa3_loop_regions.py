@@ -26,9 +26,12 @@ and everything between two landmarks is counted with the earlier one. Printed pe
 instructions, cycles a pass of one warp, the share of the loop and the top stall reasons; the
 sum is the loop's period for one consumer warp."""
 import argparse
-import csv
 import os
 import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stalls  # noqa: E402
 
 LANDMARKS = [
     ("turn", lambda op, src: op.startswith("BAR.SYNC")),
@@ -42,34 +45,26 @@ LANDMARKS = [
 
 def load(d, cid):
     """Rows (offset, opcode, source, samples, executions, {reason: samples}) and the elapsed
-    cycles of configuration `cid` in directory `d`."""
-    with open(os.path.join(d, f"{cid}_sass.csv")) as f:
-        rows = list(csv.reader(f))
-    head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
-    h = rows[head]
-    num = lambda v: int(v.replace(",", "") or 0)
-    col = {n: i for i, n in enumerate(h)}
-    samples, executed = col["Warp Stall Sampling (All Samples)"], col["Instructions Executed"]
-    # Nsight Compute 2025 also exports each reason's not-issued samples; the plain columns
-    # count all samples, as the total does.
-    why = [j for j, n in enumerate(h) if n.startswith("stall_") and "(" not in n]
-    out = []
-    for r in rows[head + 1:]:
-        if len(r) != len(h):
-            continue
-        src = r[1].strip()
-        op = re.sub(r"^@!?U?P[T\d]+\s+", "", src).split(" ")[0]
-        reasons = {h[j][len("stall_"):]: num(r[j]) for j in why}
-        out.append((int(r[0], 16), op, src, num(r[samples]), num(r[executed]), reasons))
-    text = open(os.path.join(d, f"{cid}.txt")).read()
-    elapsed = float(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", text).group(1).replace(",", ""))
-    return out, elapsed
+    cycles of configuration `cid` in directory `d` (`stalls.load`)."""
+    rows, elapsed = stalls.load(cid, d, with_reasons=True)
+    return [(off, opcode(src), src, samples, execs, why) for off, src, samples, execs, why in rows], elapsed
+
+
+def opcode(src):
+    """An instruction's opcode, without its guard predicate."""
+    return re.sub(r"^@!?U?P[T\d]+\s+", "", src).split(" ")[0]
+
+
+def a_in_smem(src):
+    """Whether an `HGMMA`'s A operand is a shared-memory descriptor (SS), not registers (RS)."""
+    return src.split(",")[1].strip().startswith("gdesc")
 
 
 def regions(rows, elapsed, warps, sms=132):
-    """The loop's regions as (name, rows), and warp-cycles a sample."""
+    """The loop's regions as (name, rows), the warp-cycles a sample stands for, and the
+    loop's passes (warp-executions of its `S` `HGMMA`)."""
     per_sample = elapsed * sms * warps / sum(r[3] for r in rows)
-    passes = max(r[4] for r in rows if r[1].startswith("HGMMA") and "gdesc" in r[2] and ", R" not in r[2].split("gdesc")[0][6:])
+    passes = max(r[4] for r in rows if r[1].startswith("HGMMA") and a_in_smem(r[2]))
     loop = [r for r in rows if r[4] == passes]
     out = []
     for i, r in enumerate(loop):
@@ -77,8 +72,7 @@ def regions(rows, elapsed, warps, sms=132):
         if name == "issue":
             # Which group: the next HGMMA's A operand, a descriptor (S) or registers (P V).
             after = [x for x in loop if x[0] > r[0] and x[1].startswith("HGMMA")]
-            a = after[0][2].split(",")[1].strip() if after else ""
-            name = "S issue" if a.startswith("gdesc") else "PV issue"
+            name = "S issue" if after and a_in_smem(after[0][2]) else "PV issue"
         if name is None and r[1].startswith("FMNMX") and out and out[-1][0] != "softmax":
             name = "softmax"
         if name is None and out and out[-1][0] not in ("softmax", "cast", "rescale"):
@@ -115,7 +109,7 @@ def main():
                     why[k] = why.get(k, 0) + v
             top = sorted(((v, k) for k, v in why.items() if v), reverse=True)[:3]
             tops = " ".join(f"{k} {v * per_sample / passes:.0f}" for v, k in top)
-            print(f"  {rs[0][0] - rows[0][0]:>6x}  {name:<10} {len(rs):>6} {cyc:>7.0f} {100 * cyc / total:>5.1f}%  {tops}")
+            print(f"  {rs[0][0]:>6x}  {name:<10} {len(rs):>6} {cyc:>7.0f} {100 * cyc / total:>5.1f}%  {tops}")
         print()
 
 

@@ -165,9 +165,11 @@ KERNELS = [
 ]
 
 
-def load(cid, d=None):
+def load(cid, d=None, with_reasons=False):
     """Configuration `cid`'s SASS rows (offset, source, samples, executions) and elapsed SM
-    cycles, from `ncu_stalls.sh` output in `d` (default: this script's directory argument)."""
+    cycles, from `ncu_stalls.sh` output in `d` (default: this script's directory argument).
+    With `with_reasons` each row also carries `{reason: samples}` (the `stall_*` columns;
+    Nsight Compute 2025 adds each reason's not-issued samples, which are left out)."""
     d = d or DIR
     with open(os.path.join(d, f"{cid}_sass.csv")) as f:
         rows = list(csv.reader(f))
@@ -178,11 +180,13 @@ def load(cid, d=None):
     base = int(data[0][0], 16)
     text = open(os.path.join(d, f"{cid}.txt")).read()
     elapsed = float(re.search(r"Elapsed Cycles\s+cycle\s+([\d,]+)", text).group(1).replace(",", ""))
+    why = [n for n in h if n.startswith("stall_") and "(" not in n]
     out = []
     for r in data:
         count = lambda name: int(r[idx[name]].replace(",", "") or 0)
-        out.append((int(r[0], 16) - base, r[idx["Source"]].strip(), count("Warp Stall Sampling (All Samples)"),
-                    count("Instructions Executed")))
+        row = (int(r[0], 16) - base, r[idx["Source"]].strip(), count("Warp Stall Sampling (All Samples)"),
+               count("Instructions Executed"))
+        out.append(row + ({n[len("stall_"):]: count(n) for n in why},) if with_reasons else row)
     return out, elapsed
 
 

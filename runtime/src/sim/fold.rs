@@ -12,8 +12,8 @@
 //!
 //! With `issue.fold_zero_fill`, on a `wgmma` machine, the timing model therefore holds back a
 //! zero fill and drops it if the instance's next op is an MMA whose accumulator has the
-//! fill's shape; any other op, or a wait, queues the fill first. An op in between (or a wait) keeps the fill, as ptxas keeps a
-//! fill that a loop's MMA accumulates into.
+//! fill's shape; any other op, or a wait, queues the fill first, as ptxas keeps a fill that a
+//! loop's MMA accumulates into.
 
 use std::cell::RefCell;
 
