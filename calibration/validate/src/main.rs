@@ -102,27 +102,29 @@ enum Command {
         #[arg(long)]
         tma_miss_extra_latency_loaded: Option<u32>,
         /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,
-        /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`).
-        #[arg(long)]
-        wgmma_descriptors_before_each: bool,
+        /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`);
+        /// `=false` predicts without, whatever the machine description says (so do the
+        /// three switches below).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        wgmma_descriptors_before_each: Option<bool>,
         /// Predict with a hit on a tile whose lines an earlier load is still filling from HBM
         /// waiting for them (`l2.hit_waits_for_fill`).
-        #[arg(long)]
-        l2_hit_waits_for_fill: bool,
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        l2_hit_waits_for_fill: Option<bool>,
         /// Predict with consecutive element-wise fragment operations issued interleaved
         /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
         /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
-        #[arg(long)]
-        interleave_element_wise: bool,
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        interleave_element_wise: Option<bool>,
         /// Predict with a fragment's zero fill costing nothing when the next op is an MMA
         /// accumulating into it, as ptxas folds it (`issue.fold_zero_fill`,
         /// `runtime/src/sim/fold.rs`).
-        #[arg(long)]
-        fold_zero_fill: bool,
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        fold_zero_fill: Option<bool>,
         /// Predict with each warp waiting this many cycles on average after each arithmetic
         /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
-        /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39; the
-        /// H200's description applies none, 1).
+        /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39, as the
+        /// H200's description has it; 1 predicts without).
         #[arg(long, value_parser = parse_fixed_stall)]
         fixed_stall_cycles: Option<f64>,
         /// Predict with the arithmetic that builds each `wgmma`'s descriptors holding its warp
@@ -408,10 +410,10 @@ struct Overrides {
     mbarrier_passed_wait_cycles: Option<u32>,
     tma_miss_extra_latency: Option<u32>,
     tma_miss_extra_latency_loaded: Option<u32>,
-    wgmma_descriptors_before_each: bool,
-    l2_hit_waits_for_fill: bool,
-    interleave_element_wise: bool,
-    fold_zero_fill: bool,
+    wgmma_descriptors_before_each: Option<bool>,
+    l2_hit_waits_for_fill: Option<bool>,
+    interleave_element_wise: Option<bool>,
+    fold_zero_fill: Option<bool>,
     fixed_stall_cycles: Option<f64>,
     wgmma_descriptor_cycles: Option<DescriptorCycles>,
 }
@@ -476,15 +478,23 @@ fn predict_all(
         ..
     } = &mut machine.tensor.issue
     {
-        descriptors_before_each.value |= overrides.wgmma_descriptors_before_each;
+        if let Some(on) = overrides.wgmma_descriptors_before_each {
+            descriptors_before_each.value = on;
+        }
         if let Some(c) = overrides.wgmma_descriptor_cycles {
             descriptor_cycles_ss.value = c.ss;
             descriptor_cycles_rs.value = c.rs;
         }
     }
-    machine.l2.hit_waits_for_fill.value |= overrides.l2_hit_waits_for_fill;
-    machine.issue.interleave_element_wise.value |= overrides.interleave_element_wise;
-    machine.issue.fold_zero_fill.value |= overrides.fold_zero_fill;
+    if let Some(on) = overrides.l2_hit_waits_for_fill {
+        machine.l2.hit_waits_for_fill.value = on;
+    }
+    if let Some(on) = overrides.interleave_element_wise {
+        machine.issue.interleave_element_wise.value = on;
+    }
+    if let Some(on) = overrides.fold_zero_fill {
+        machine.issue.fold_zero_fill.value = on;
+    }
     if let Some(cycles) = overrides.fixed_stall_cycles {
         machine.issue.fixed_stall_cycles.value = cycles;
     }
