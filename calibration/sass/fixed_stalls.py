@@ -22,6 +22,9 @@ their counts, whatever the pipes do.
     # the arithmetic between consecutive MMAs of a group (the descriptors of the next one),
     # per function, MMA shape and operand form, from nvdisasm -hex output:
     python3 fixed_stalls.py gaps KERNEL.hex.dis [KERNEL.hex.dis ...]
+    # the FA3 consumer's S and P V issue regions (fa3_loop_regions.py's landmarks), cut at
+    # each HGMMA, the measured cycles of each piece (ncu_stalls.sh output) beside its stalls:
+    python3 fixed_stalls.py issue KERNEL.hex.dis DIR ID [ID ...] [--warps 12]
 
 KERNEL.hex.dis is `nvdisasm -hex -c KERNEL.cubin` (README.md says how to get the CUBIN)."""
 
@@ -189,6 +192,41 @@ def regions(path, d, ids, sms):
             print(f"  {name:36s} {n:6d} {cycles:9.1f} {fixed:12.1f}")
 
 
+def issue(path, d, ids, warps):
+    """The FA3 consumer's `S` and `P V` issue regions cut after each `HGMMA`: per piece its
+    instructions, the sum of their stall counts, the cycles a pass of one consumer warp the
+    H200's samples give it, their ratio and the top stall reasons. The first piece of a group
+    runs before the group's first MMA, the others with the warp's own group in flight."""
+    import fa3_loop_regions  # noqa: E402 (validate/, on the path above)
+    ctl = controls(path)
+    for i in ids:
+        rows, elapsed = fa3_loop_regions.load(d, i)
+        regs, per_sample, passes = fa3_loop_regions.regions(rows, elapsed, warps)
+        for offset, op, _, _, _, _ in rows:
+            if offset in ctl and op != "" and offset not in ctl:
+                sys.exit(f"#{i}: {op} at {offset:#x} not in {path}")
+        print(f"#{i}: per pass of one consumer warp")
+        print(f"  {'region':9s} {'piece':>5s} {'instrs':>6s} {'stalls':>6s} {'measured':>8s} {'ratio':>5s}  top reasons")
+        for name, part in regs:
+            if name not in ("S issue", "PV issue"):
+                continue
+            piece, k = [], 0
+            for r in part:
+                if r[0] not in ctl:
+                    sys.exit(f"#{i}: no instruction at {r[0]:#x} in {path}: not the profiled build")
+                piece.append(r)
+                if r[1].startswith("HGMMA") or r is part[-1]:
+                    k += 1
+                    fixed = sum(ctl[x[0]].stall for x in piece)
+                    cycles = sum(x[3] for x in piece) * per_sample / passes
+                    why = collections.Counter()
+                    for x in piece:
+                        why.update({w: v * per_sample / passes for w, v in x[5].items()})
+                    top = " ".join(f"{w} {v:.0f}" for w, v in why.most_common(3))
+                    print(f"  {name:9s} {k:5d} {len(piece):6d} {fixed:6d} {cycles:8.0f} {cycles / max(fixed, 1):5.2f}  {top}")
+                    piece = []
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
@@ -204,8 +242,15 @@ def main():
     each.add_argument("pattern", help="a part of the function names to read")
     gap = sub.add_parser("gaps", help="the arithmetic between consecutive MMAs of a group")
     gap.add_argument("dis", nargs="+", help="nvdisasm -hex -c output")
+    mma = sub.add_parser("issue", help="the FA3 consumer's MMA issue, piece by piece, beside Nsight Compute's")
+    mma.add_argument("dis", help="nvdisasm -hex -c output of the profiled kernel")
+    mma.add_argument("dir", help="ncu_stalls.sh output")
+    mma.add_argument("ids", nargs="+", help="configurations")
+    mma.add_argument("--warps", type=int, default=12, help="live warps a CTA (12: FA3)")
     a = ap.parse_args()
-    if a.what == "loop":
+    if a.what == "issue":
+        issue(a.dis, a.dir, a.ids, a.warps)
+    elif a.what == "loop":
         loop(a.dis)
     elif a.what == "loops":
         loops(a.dis, a.pattern)

@@ -133,6 +133,12 @@ enum Command {
         /// kernels, calibration item 41, as the H200's description applies them; 0,0: none).
         #[arg(long, value_parser = parse_descriptor_cycles)]
         wgmma_descriptor_cycles: Option<DescriptorCycles>,
+        /// Predict with each descriptor instruction's hold multiplied by this factor while its
+        /// warp's own warpgroup has an MMA group in flight
+        /// (`tensor.interference.descriptor_latency_factor_own`; the H200's description: 1,
+        /// none; item 38's chain: 1.60).
+        #[arg(long, value_parser = parse_factor)]
+        descriptor_latency_factor_own: Option<f64>,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -300,6 +306,7 @@ fn run(args: Args) -> Result<(), String> {
             fold_zero_fill,
             fixed_stall_cycles,
             wgmma_descriptor_cycles,
+            descriptor_latency_factor_own,
             copies_free,
             reports,
             trace_ctas,
@@ -346,6 +353,7 @@ fn run(args: Args) -> Result<(), String> {
                     fold_zero_fill,
                     fixed_stall_cycles,
                     wgmma_descriptor_cycles,
+                    descriptor_latency_factor_own,
                 };
                 predict_all(&configs, &model_out, how, &clocks, overrides)?;
             }
@@ -416,6 +424,7 @@ struct Overrides {
     fold_zero_fill: Option<bool>,
     fixed_stall_cycles: Option<f64>,
     wgmma_descriptor_cycles: Option<DescriptorCycles>,
+    descriptor_latency_factor_own: Option<f64>,
 }
 
 /// Cycles of descriptor arithmetic per `wgmma`, with both operands in shared memory and with
@@ -439,6 +448,15 @@ fn parse_descriptor_cycles(s: &str) -> Result<DescriptorCycles, String> {
 }
 
 /// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
+fn parse_factor(s: &str) -> Result<f64, String> {
+    let factor: f64 = s.parse().map_err(|e| format!("`{s}` is not a factor: {e}"))?;
+    if factor.is_finite() && factor >= 1.0 {
+        Ok(factor)
+    } else {
+        Err(format!("a latency factor is at least 1 (1: none), got {s}"))
+    }
+}
+
 fn parse_fixed_stall(s: &str) -> Result<f64, String> {
     let cycles: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of cycles: {e}"))?;
     if cycles.is_finite() && cycles >= 1.0 {
@@ -497,6 +515,9 @@ fn predict_all(
     }
     if let Some(cycles) = overrides.fixed_stall_cycles {
         machine.issue.fixed_stall_cycles.value = cycles;
+    }
+    if let Some(factor) = overrides.descriptor_latency_factor_own {
+        machine.tensor.interference.descriptor_latency_factor_own.value = factor;
     }
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -333,6 +333,38 @@ mod tests {
     }
 
     #[test]
+    fn descriptor_arithmetic_stretches_while_its_own_group_runs_when_asked() {
+        use crate::dsl::Op;
+        use crate::sim::lower::{Issuer, lower};
+        // `tensor.interference.descriptor_latency_factor_own`: the descriptors of a group of 8
+        // m64n64k16 SS (32 tensor cycles an MMA, under the 33.2 cycles of each MMA's
+        // arithmetic) run with the group in flight, so the factor paces the warp's issue.
+        let groups = 50;
+        let time = |factor: f64| {
+            let mut machine = h100();
+            machine.tensor.interference.descriptor_latency_factor_own.value = factor;
+            let timing = Timing::new(&machine, 1.83);
+            let op = Op::Mma { m: 64, n: 64, k: 128, dtype: DType::Bf16, a_in_registers: false };
+            let mut program = Vec::new();
+            for _ in 0..groups {
+                assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut program), Ok(()));
+                program.push(Instr::Wait(Wait::Mma { pending: 1 }));
+            }
+            program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+            let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
+            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
+                Ok(r) => r.cycles as f64 / f64::from(groups),
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let (plain, stretched) = (time(1.0), time(1.6));
+        assert_eq!(plain, time(h100().tensor.interference.descriptor_latency_factor_own.value));
+        assert!(stretched >= 8.0 * 33.2 * 1.6 * 0.98, "{plain:.0} -> {stretched:.0} cycles a group");
+        // Unstretched, the pipes' intervals beside the running MMAs (item 11) set the pace.
+        assert!(stretched > plain * 1.15, "{plain:.0} -> {stretched:.0} cycles a group");
+    }
+
+    #[test]
     fn a_dependent_ffma_chain_pays_the_latency_per_instruction() {
         let n = 1000;
         let report = run(&MicroKernel::new(vec![warp("chain", vec![exec(ExecPipe::Fma, n, Dep::Chain)])]));

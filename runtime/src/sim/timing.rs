@@ -198,6 +198,9 @@ pub struct Timing {
     pub chain_latency_own: f64,
     /// As `chain_latency_own`, while only other warpgroups' MMAs run.
     pub chain_latency_other: f64,
+    /// Factor on a descriptor instruction's hold (`mma_descriptor_stall`) while its warp's
+    /// own warpgroup has an MMA group in flight.
+    pub descriptor_latency_own: f64,
 }
 
 impl Timing {
@@ -308,6 +311,7 @@ impl Timing {
             tensor_copy_delay_per_byte: t.interference.copy_delay_per_kib.value.max(0.0) / 1024.0,
             chain_latency_own: t.interference.chain_latency_factor_own.value.max(1.0),
             chain_latency_other: t.interference.chain_latency_factor_other.value.max(1.0),
+            descriptor_latency_own: t.interference.descriptor_latency_factor_own.value.max(1.0),
         }
     }
 

@@ -277,6 +277,10 @@ impl Machine {
                         1.60,
                         "measured: a dependent chain of VIADD/LOP3 (the per-thread bookkeeping's instructions) takes 4.97 cycles an instruction alone (its fixed stall, 5) and 7.94 while its own warpgroup's group of 8 wgmma m64n256k16 SS is in flight, the extra cycles sampled as dispatch stalls (37% of the chain's samples; 26% beside another warpgroup's groups only); the stage release x1.96 (16.8 -> 32.9 cycles), calibration/results/in_flight/ (H200, item 38)",
                     ),
+                    descriptor_latency_factor_own: Param::new(
+                        1.0,
+                        "not applied in this revision: the H200's stall samples of the FA3 consumer's MMA issue, cut at each HGMMA, give the pieces issued with the warp's own group in flight 2.0-2.6 times ptxas's stall counts (d 64 and d 128, S and P V alike) and the first piece of a group, before it, 1.2-1.7 where the other warpgroup leaves the warp alone (item 44, calibration/results/fixed_stalls/fa3_issue_pieces.txt); the chain's x1.60 of item 38 to be tried by the rule of calibration/validate/h200/predict/descriptor_stretch/",
+                    ),
                     chain_latency_factor_other: Param::new(
                         1.0,
                         "calibration runs of the non-specialized GEMM: with the bar.sync, the loading warpgroup acquires the next stage while the other warpgroup's MMA of the next k-step runs, and the acquire's chain takes 62 cycles a pass at 8192^3 (#58) against 67 without it (#56), where its own group in flight costs v2's 95 (calibration/results/validate_stalls/regions.txt): the generated bookkeeping does not slow beside another warpgroup's MMAs. The microbenchmark's chain, beside another warpgroup's groups run back to back, slows x1.39 (6.93 against 4.97 cycles an instruction, calibration/results/in_flight/, H200, item 38; item 35: x1.67); not applied",

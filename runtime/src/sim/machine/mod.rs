@@ -449,6 +449,10 @@ parameters! {
         /// As `chain_latency_factor_own`, while the tensor cores run another warpgroup's MMAs
         /// only.
         pub chain_latency_factor_other: Param<f64>,
+        /// Factor on the hold of a `wgmma` descriptor instruction
+        /// (`tensor.issue.wgmma.descriptor_cycles_*`) while its warp's own warpgroup has an
+        /// MMA group in flight (1.0: none).
+        pub descriptor_latency_factor_own: Param<f64>,
     }
 }
 
@@ -464,6 +468,7 @@ impl TensorInterference {
             copy_delay_per_kib: Param::new(0.0, why),
             chain_latency_factor_own: Param::new(1.0, why),
             chain_latency_factor_other: Param::new(1.0, why),
+            descriptor_latency_factor_own: Param::new(1.0, why),
         }
     }
 }

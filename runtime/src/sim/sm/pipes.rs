@@ -155,9 +155,12 @@ impl Sm {
         }
         match head {
             Instr::Exec { dep: Dep::Descriptor { a_in_registers }, .. } => {
-                // The descriptors' own stall where the machine has one, else the mean's.
+                // The descriptors' own stall where the machine has one, else the mean's;
+                // stretched while the warp's own warpgroup has a group in flight.
                 let own = timing.mma_descriptor_stall[usize::from(a_in_registers)];
-                self.fixed_stall(w, t, if own > 1.0 { own } else { timing.fixed_stall })
+                let stall = if own > 1.0 { own } else { timing.fixed_stall };
+                let factor = if self.own_group_in_flight(w, t) { timing.descriptor_latency_own } else { 1.0 };
+                self.fixed_stall(w, t, stall * factor)
             }
             Instr::Exec { .. } | Instr::Mix(_) => self.fixed_stall(w, t, timing.fixed_stall),
             _ => {}
@@ -252,15 +255,19 @@ impl Sm {
         warp.issue_free = t + carry(cycles, &mut warp.stall_debt);
     }
 
+    /// Whether warp `w`'s own warpgroup has an MMA group executing at cycle `t`.
+    fn own_group_in_flight(&self, w: usize, t: u64) -> bool {
+        let warp = &self.warps[w];
+        self.residents[warp.resident as usize].instances[warp.instance as usize].mma_tail > t as f64
+    }
+
     /// The latency of warp `w`'s next instruction of a per-thread bookkeeping chain
     /// ([`Dep::Bookkeeping`]) on `pipe`, started at `start`: stretched while its own
     /// warpgroup has an MMA group in flight, and while only other warpgroups' MMAs run
     /// (`tensor.interference.chain_latency_factor_own`, `_other`); fractions carried to the
     /// chain's next instruction.
     fn bookkeeping_latency(&mut self, w: usize, start: u64, pipe: ExecPipe, timing: &Timing) -> u64 {
-        let warp = &self.warps[w];
-        let own = self.residents[warp.resident as usize].instances[warp.instance as usize].mma_tail > start as f64;
-        let factor = if own {
+        let factor = if self.own_group_in_flight(w, start) {
             timing.chain_latency_own
         } else if self.tensor.busy_at(start) {
             timing.chain_latency_other
