@@ -8,7 +8,9 @@ current prediction: burst and sustained error against the H200's measurement (fr
 bias per set, and the FA3 ablation deltas (each schedule against ping-pong + overlap at the
 same shape, burst) within 3 points with the measured sign.
 
-    python3 calibration/validate/compare_rows.py TRIAL.csv [TRIAL.csv ...]
+    python3 calibration/validate/compare_rows.py TRIAL.csv [TRIAL.csv ...] [--deltas]
+
+`--deltas` also prints every delta, the current and the trial prediction beside the H200's.
 
 Several trial files are merged (later ones win). Only rows the trial has are compared; a
 delta needs its shape's ping-pong + overlap row in the trial too.
@@ -57,29 +59,18 @@ def summary(name, model, meas, info, ids):
             f"  {name:8s} {s:11s} {n:3d} rows  burst MAE {sum(map(abs, b)) / n:5.2f}% "
             f"(bias {sum(b) / n:+5.2f}%)  sustained MAE {sum(map(abs, u)) / n:5.2f}% (bias {sum(u) / n:+5.2f}%)"
         )
-    by_shape = collections.defaultdict(dict)
-    for i in ids:
-        by_shape[info[i][1]][info[i][2]] = i
     within = total = wrong = 0
     dist = []
     per_variant = collections.defaultdict(lambda: [0, 0])
-    for variants in by_shape.values():
-        base = variants.get("pingpong+overlap")
-        if base is None:
-            continue
-        for variant, i in variants.items():
-            if i == base:
-                continue
-            pred = 100.0 * (model[i][0] / model[base][0] - 1.0)
-            measd = 100.0 * (meas[i][0] / meas[base][0] - 1.0)
-            total += 1
-            same_sign = (pred > 0) == (measd > 0)
-            wrong += not same_sign
-            close = same_sign and abs(pred - measd) <= 3.0
-            within += close
-            per_variant[variant][0] += close
-            per_variant[variant][1] += 1
-            dist.append(abs(pred - measd))
+    for (_, variant), (pred, measd) in deltas(model, meas, info, ids).items():
+        total += 1
+        same_sign = (pred > 0) == (measd > 0)
+        wrong += not same_sign
+        close = same_sign and abs(pred - measd) <= 3.0
+        within += close
+        per_variant[variant][0] += close
+        per_variant[variant][1] += 1
+        dist.append(abs(pred - measd))
     if total:
         print(
             f"  {name:8s} ablation deltas: {within} of {total} within 3 points with the measured sign, "
@@ -87,6 +78,24 @@ def summary(name, model, meas, info, ids):
         )
         print("  " + " " * 8 + " by schedule: " + ", ".join(
             f"{v} {c} of {n}" for v, (c, n) in sorted(per_variant.items())))
+
+
+def deltas(model, meas, info, ids):
+    """Each FA3 schedule's burst time against ping-pong + overlap at the same shape, in
+    percent, predicted and measured, by (shape, schedule)."""
+    by_shape = collections.defaultdict(dict)
+    for i in ids:
+        by_shape[info[i][1]][info[i][2]] = i
+    out = {}
+    for shape, variants in sorted(by_shape.items()):
+        base = variants.get("pingpong+overlap")
+        if base is None:
+            continue
+        for variant, i in sorted(variants.items()):
+            if i != base:
+                out[(shape, variant)] = (100.0 * (model[i][0] / model[base][0] - 1.0),
+                                         100.0 * (meas[i][0] / meas[base][0] - 1.0))
+    return out
 
 
 def head_dim(shape):
@@ -106,6 +115,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("trial", nargs="+", help="model files of the trial (validate run --model-out)")
     p.add_argument("--current", default=os.path.join(HERE, "model_clock.csv"), help="the current prediction")
+    p.add_argument("--deltas", action="store_true", help="print every ablation delta")
     p.add_argument("--measured", default=os.path.join(HERE, "results_clock.csv"), help="its report, with the H200's times")
     a = p.parse_args()
     trial = {}
@@ -126,6 +136,11 @@ def main():
     for (variant, d) in sorted(before, key=lambda k: (k[1], k[0])):
         (b, n), (t, _) = before[(variant, d)], after[(variant, d)]
         print(f"  d {d:3d} {variant:17s} {b:+6.1f}% -> {t:+6.1f}%  ({n})")
+    if a.deltas:
+        print("ablation deltas (burst, against ping-pong + overlap): current -> trial, H200")
+        now = deltas(current, meas, info, ids)
+        for key, (t, m) in deltas(trial, meas, info, ids).items():
+            print(f"  {key[0]:18s} {key[1]:17s} {now[key][0]:+6.1f}% -> {t:+6.1f}%   H200 {m:+6.1f}%")
 
 
 if __name__ == "__main__":
