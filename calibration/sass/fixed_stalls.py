@@ -200,11 +200,10 @@ def issue(path, d, ids, warps):
     import fa3_loop_regions  # noqa: E402 (validate/, on the path above)
     ctl = controls(path)
     for i in ids:
+        if not os.path.exists(os.path.join(d, f"{i}_sass.csv")):
+            sys.exit(f"#{i}: no {i}_sass.csv in {d} (ncu_stalls.sh output)")
         rows, elapsed = fa3_loop_regions.load(d, i)
         regs, per_sample, passes = fa3_loop_regions.regions(rows, elapsed, warps)
-        for offset, op, _, _, _, _ in rows:
-            if offset in ctl and op != "" and offset not in ctl:
-                sys.exit(f"#{i}: {op} at {offset:#x} not in {path}")
         print(f"#{i}: per pass of one consumer warp")
         print(f"  {'region':9s} {'piece':>5s} {'instrs':>6s} {'stalls':>6s} {'measured':>8s} {'ratio':>5s}  top reasons")
         for name, part in regs:

@@ -279,7 +279,7 @@ impl Machine {
                     ),
                     descriptor_latency_factor_own: Param::new(
                         1.0,
-                        "not applied in this revision: the H200's stall samples of the FA3 consumer's MMA issue, cut at each HGMMA, give the pieces issued with the warp's own group in flight 1.2-3.1 times ptxas's stall counts (mostly 2.0-2.6) (d 64 and d 128, S and P V alike) and the first piece of a group, before it, 1.2-1.7 where the other warpgroup leaves the warp alone (item 44, calibration/results/fixed_stalls/fa3_issue_pieces.txt); the chain's x1.60 of item 38 to be tried by the rule of calibration/validate/h200/predict/descriptor_stretch/",
+                        "not applied in this revision: the H200's stall samples of the FA3 consumer's MMA issue, cut at each HGMMA, give the pieces issued with the warp's own group in flight 1.2-3.1 times ptxas's stall counts (mostly 2.0-2.6) (d 64 and d 128, S and P V alike) and the first piece of a group, before it, 1.2-1.7 where the other warpgroup leaves the warp alone (item 44, calibration/results/fixed_stalls/fa3_issue_pieces.txt); item 38's x1.60 alone, tried by the rule of calibration/validate/h200/predict/descriptor_stretch/, lowered the FA3 calibration burst MAE (4.32% -> 3.39% over 30 rows) but not the differences between schedules (ablation deltas within 3 points 13 -> 10 of 24): not adopted; with each MMA after its own descriptors, calibration/validate/h200/predict/issue_order/",
                     ),
                     chain_latency_factor_other: Param::new(
                         1.0,
