@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds src/bench_interfere.cu (pairs, chains, int_chains), src/bench_waits.cu (wait_after, wait_shape,
-# blocked) or src/bench_in_flight.cu (in_flight)
+# blocked), src/bench_in_flight.cu (in_flight) or src/bench_issue.cu (issue)
 # and runs one of its modes beside running wgmma, each writing
 # MODE_env.txt, MODE_build.log, MODE_sass.txt.gz (the mode's kernels), MODE_sass_summary.txt
 # (their counted instructions), MODE_smi.csv (clock and power every 100 ms) and MODE.log:
@@ -21,11 +21,15 @@
 #               wgmma group in flight, the other warpgroup's, both or neither; then each kernel's
 #               three launches once more under Nsight Compute with warp sampling every 64 cycles
 #               (MODE_ncu.csv.gz: per-instruction samples and stall reasons) (results/in_flight)
+#   issue       item 45 (prepared): a group of 4 or 8 wgmma m64n128k16 SS issued with its
+#               descriptors built between its MMAs (as the generated FA3 consumer builds them)
+#               or once before the loop, the other warpgroup idle or running SS groups
+#               (results/issue)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight|issue [outdir]}"
 BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
@@ -42,7 +46,9 @@ case "$MODE" in
            COUNT='SYNCS\.[A-Z0-9.]+|YIELD|NANOSLEEP' ;;
   in_flight) BIN=bench_in_flight; DEFAULT=in_flight; KERNELS='in_flight'
              COUNT='HGMMA\.[0-9x]+\.F32\.BF16|VIADD|IADD3|LOP3\.LUT|MOV|IMAD\.WIDE[A-Z0-9.]*|S2R|S2UR|SYNCS\.ARRIVE[A-Z0-9.]*' ;;
-  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked or in_flight" >&2; exit 2 ;;
+  issue) BIN=bench_issue; DEFAULT=issue; KERNELS='issue_pieces'
+         COUNT='HGMMA\.[0-9x]+\.F32\.BF16|LOP3\.LUT|SHF\.R\.U64|R2UR|VIADD|IADD3' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked, in_flight or issue" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"

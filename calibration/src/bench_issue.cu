@@ -1,0 +1,60 @@
+// Item 45 (prepared, not yet run): a group's issue with its descriptors built between its
+// MMAs, as the generated FA3 consumer builds them, or once before the loop; the kernels and
+// what they time are in bench_issue_kernels.cuh. Per configuration: cycles from warpgroup 0's
+// fence to its commit (the issue) and to the end of `wait_group 0` (the group), medians over
+// 132 SMs x 3 launches x 4 warps, per group and per MMA.
+#include <cstring>
+
+#include "common.h"
+#include "bench_issue_kernels.cuh"
+
+static long long* d_out;
+static float* d_sink;
+static const int kSmem = 1024 + kOneCtaPerSmSmem;  // forces 1 CTA/SM
+
+template <int BUILD, int OTHER, int G>
+static void run_issue() {
+  auto k = issue::issue_pieces<BUILD, OTHER, G>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const int sms = num_sms(), passes = 256;
+  std::vector<double> issue_cycles, group_cycles;
+  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
+    for (int c = 0; c < sms; ++c) {
+      for (int w = 0; w < 4; ++w) {
+        issue_cycles.push_back((double)o[(c * 4 + w) * 2] / passes);
+        group_cycles.push_back((double)o[(c * 4 + w) * 2 + 1] / passes);
+      }
+    }
+  }
+  const char* build = BUILD == issue::BUILD_EACH ? "each" : "once";
+  const char* other = OTHER == issue::OTHER_SS ? "ss" : "idle";
+  char name[96], method[400];
+  snprintf(method, sizeof method,
+           "1 CTA/SM of 2 warpgroups on %d SMs x 3 launches; warpgroup 0: {t0; fence; %d wgmma m64n128k16 SS, "
+           "descriptors built %s; commit; t1; wait_group 0; t2} x %d passes; warpgroup 1: %s",
+           sms, G, BUILD == issue::BUILD_EACH ? "before each MMA from a per-thread address" : "once before the loop",
+           passes, OTHER == issue::OTHER_SS ? "groups of 4 wgmma m64n128k16 SS back to back" : "idle");
+  snprintf(name, sizeof name, "issue_g%d_%s_%s_issue", G, build, other);
+  emit(name, stats_of(issue_cycles), "cycles a group, fence to commit", method);
+  snprintf(name, sizeof name, "issue_g%d_%s_%s_group", G, build, other);
+  emit(name, stats_of(group_cycles), "cycles a group, fence to the end of wait_group 0", method);
+}
+
+int main(int argc, char** argv) {
+  CK(cudaMalloc(&d_out, 132 * 8 * 2 * 8));
+  CK(cudaMalloc(&d_sink, 4096 * 4));
+  warm_gpu();
+  if (argc > 1 && strcmp(argv[1], "issue") == 0) {
+    run_issue<issue::BUILD_ONCE, issue::OTHER_IDLE, 4>();
+    run_issue<issue::BUILD_EACH, issue::OTHER_IDLE, 4>();
+    run_issue<issue::BUILD_ONCE, issue::OTHER_IDLE, 8>();
+    run_issue<issue::BUILD_EACH, issue::OTHER_IDLE, 8>();
+    run_issue<issue::BUILD_ONCE, issue::OTHER_SS, 4>();
+    run_issue<issue::BUILD_EACH, issue::OTHER_SS, 4>();
+    run_issue<issue::BUILD_ONCE, issue::OTHER_SS, 8>();
+    run_issue<issue::BUILD_EACH, issue::OTHER_SS, 8>();
+    return 0;
+  }
+  fprintf(stderr, "usage: bench_issue issue\n");
+  return 2;
+}
