@@ -1,9 +1,10 @@
 // Item 45 (prepared): how fast one warp issues a group of `wgmma` m64n128k16 SS when each
-// MMA's descriptors are built in the loop the way the generated FA3 consumer builds them
-// (a 64-bit per-thread address, `IADD3`/`IMAD.X` to the k-step, `LOP3` mask, `SHF` shift,
-// `LOP3` flag, `R2UR` into the uniform registers the `HGMMA` reads; calibration item 44),
-// against descriptors built once before the loop; with the other warpgroup idle or running
-// SS groups back to back. Per pass, warpgroup 0 reads the clock before its fence (t0), after
+// MMA's descriptors are built in the loop from a per-thread address the way the generated
+// kernels build them (add the k-step, `LOP3` mask, `SHF` shift, `LOP3` flag, `R2UR` into the
+// uniform registers the `HGMMA` reads; calibration items 41, 44), against descriptors built
+// once before the loop; with the other warpgroup idle or running SS groups back to back.
+// ptxas front-loads the built descriptors here (23 and 17 instructions before the first two
+// `HGMMA`s, then 4 `R2UR` each), as in `ws_gemm`, not spread evenly as in the FA3 consumer. Per pass, warpgroup 0 reads the clock before its fence (t0), after
 // its commit (t1: the group's issue) and after `wait_group 0` (t2: the group).
 // Device code only: NVRTC compiles it without a GPU to read its SASS; bench_issue.cu is the
 // host side.
@@ -40,8 +41,8 @@ static const u64 kFlags = (1ull << 16) | ((u64)(1024 >> 4) << 32) | (1ull << 62)
 __device__ __forceinline__ u64 desc_of(u64 address) { return ((address & 0x3FFF0) >> 4) | kFlags; }
 
 // The same chain in volatile PTX (a 64-bit add of the k-step's offset, `and`, `shr`, `or`),
-// so that ptxas keeps it right before the `wgmma` that reads it, as the generated FA3
-// consumer has it, instead of hoisting it out of the loop or ahead of the group.
+// so that it is built every pass, right before the `wgmma` that reads it in the PTX (ptxas
+// still schedules the SASS as it likes: see above).
 __device__ __forceinline__ u64 desc_here(u64 address, u64 offset) {
   u64 d;
   asm volatile(
