@@ -22,8 +22,9 @@
 #               three launches once more under Nsight Compute with warp sampling every 64 cycles
 #               (MODE_ncu.csv.gz: per-instruction samples and stall reasons) (results/in_flight)
 #   issue       item 45 (prepared): a group of 4 or 8 wgmma m64n128k16 SS issued with its
-#               descriptors built between its MMAs (as the generated FA3 consumer builds them)
-#               or once before the loop, the other warpgroup idle or running SS groups
+#               descriptors built in the loop from a per-thread address (as the generated
+#               kernels build them) or once before it, the other warpgroup idle or running SS
+#               groups
 #               (results/issue)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]

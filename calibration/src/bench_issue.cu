@@ -1,6 +1,6 @@
-// Item 45 (prepared, not yet run): a group's issue with its descriptors built between its
-// MMAs, as the generated FA3 consumer builds them, or once before the loop; the kernels and
-// what they time are in bench_issue_kernels.cuh. Per configuration: cycles from warpgroup 0's
+// Item 45 (prepared, not yet run): a group's issue with its descriptors built in the loop
+// from a per-thread address, as the generated kernels build them, or once before the loop;
+// the kernels and what they time are in bench_issue_kernels.cuh. Per configuration: cycles from warpgroup 0's
 // fence to its commit (the issue) and to the end of `wait_group 0` (the group), medians over
 // 132 SMs x 3 launches x 4 warps, per group and per MMA.
 #include <cstring>
