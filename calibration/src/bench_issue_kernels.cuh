@@ -16,23 +16,6 @@ namespace issue {
 enum { BUILD_ONCE = 0, BUILD_EACH = 1 };
 enum { OTHER_IDLE = 0, OTHER_SS = 1 };
 
-// 40 KB of operand tiles at a 1024-byte-aligned base: A (64 x 64 bf16, 8 KB), then B
-// (128 x 64 bf16, 16 KB) at base + 8 KB. Values in +-[1, 2), never zeros.
-__device__ __forceinline__ u32 fill(unsigned char* raw) {
-  u32 addr;
-  asm volatile("{ .reg .u64 p; cvta.to.shared.u64 p, %1; cvt.u32.u64 %0, p; }" : "=r"(addr) : "l"(raw));
-  u32 base = (addr + 1023) & ~1023u;
-  unsigned short* h = reinterpret_cast<unsigned short*>(raw + (base - addr));
-  for (int i = threadIdx.x; i < 40960 / 2; i += blockDim.x) {
-    u32 x = (i + 1) * 2654435761u;
-    x ^= x >> 13;
-    h[i] = (unsigned short)(0x3F80 | (x & 0x7F) | ((x >> 8) & 0x8000));
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  return base;
-}
-
 // The flags of a descriptor: the leading-byte-offset field, 1024-byte stride, 128-byte swizzle.
 static const u64 kFlags = (1ull << 16) | ((u64)(1024 >> 4) << 32) | (1ull << 62);
 
@@ -58,7 +41,7 @@ __global__ void __launch_bounds__(256, 1) issue_pieces(long long* out, float* si
   __shared__ volatile int done;
   __shared__ int stop;
   __shared__ u32 word[32];
-  u32 base = fill(raw);
+  const u32 base = wss_fill_tiles(raw);  // A at base, B (128 x 64) at base + 8 KB
   if (threadIdx.x < 32) word[threadIdx.x] = 0;
   if (threadIdx.x == 0) done = 0;
   __syncthreads();

@@ -17,6 +17,24 @@ __device__ __forceinline__ u64 wss_desc(u32 saddr) {
   return d;
 }
 
+// 40 KB of operand tiles at a 1024-byte-aligned base: A, 64 x 64 bf16 (8 KB), then B at
+// base + 8 KB, up to 256 x 64 bf16 (32 KB; bench_interfere puts a 128 x 64 B there and a
+// V-like B2 at base + 24 KB). Random-ish values in +-[1,2) (never time on zeros). Returns the
+// base's shared-memory address; all threads of the CTA call it.
+__device__ __forceinline__ u32 wss_fill_tiles(unsigned char* raw) {
+  const u32 addr = (u32)__cvta_generic_to_shared(raw);
+  const u32 base = (addr + 1023) & ~1023u;
+  unsigned short* h = reinterpret_cast<unsigned short*>(raw + (base - addr));
+  for (int i = threadIdx.x; i < 40960 / 2; i += blockDim.x) {
+    u32 x = (i + 1) * 2654435761u;
+    x ^= x >> 13;
+    h[i] = (unsigned short)(0x3F80 | (x & 0x7F) | ((x >> 8) & 0x8000));
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  return base;
+}
+
 __device__ __forceinline__ void wss_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wss_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wss_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }

@@ -449,21 +449,17 @@ fn parse_descriptor_cycles(s: &str) -> Result<DescriptorCycles, String> {
 
 /// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
 fn parse_factor(s: &str) -> Result<f64, String> {
-    let factor: f64 = s.parse().map_err(|e| format!("`{s}` is not a factor: {e}"))?;
-    if factor.is_finite() && factor >= 1.0 {
-        Ok(factor)
-    } else {
-        Err(format!("a latency factor is at least 1 (1: none), got {s}"))
-    }
+    at_least_one(s, "a factor", "a latency factor is at least 1 (1: none)")
 }
 
 fn parse_fixed_stall(s: &str) -> Result<f64, String> {
-    let cycles: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of cycles: {e}"))?;
-    if cycles.is_finite() && cycles >= 1.0 {
-        Ok(cycles)
-    } else {
-        Err(format!("a fixed stall is at least 1 cycle (the issue cycle), got {s}"))
-    }
+    at_least_one(s, "a number of cycles", "a fixed stall is at least 1 cycle (the issue cycle)")
+}
+
+/// `s` as a finite number of at least 1, or an error naming `what` it should be and `why`.
+fn at_least_one(s: &str, what: &str, why: &str) -> Result<f64, String> {
+    let value: f64 = s.parse().map_err(|e| format!("`{s}` is not {what}: {e}"))?;
+    if value.is_finite() && value >= 1.0 { Ok(value) } else { Err(format!("{why}, got {s}")) }
 }
 
 /// Predicts every configuration (in parallel) and writes one row each, as each finishes

@@ -287,13 +287,33 @@ mod tests {
         assert!((chain - latency).abs() < 0.01 * latency, "{chain} cycles per chained FFMA");
     }
 
-    #[test]
-    fn descriptor_arithmetic_holds_its_warp_for_the_compilers_stalls() {
+    /// Cycles a group of one warpgroup issuing 50 groups of `m64nNk128` bf16 (8 native MMAs
+    /// each) on `machine`, each group waited to one pending.
+    fn mma_group_cycles(machine: &Machine, n: u32, a_in_registers: bool) -> f64 {
         use crate::dsl::Op;
         use crate::sim::lower::{Issuer, lower};
+        let groups = 50;
+        let timing = Timing::new(machine, 1.83);
+        let op = Op::Mma { m: 64, n, k: 128, dtype: DType::Bf16, a_in_registers };
+        let mut group = Vec::new();
+        assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut group), Ok(()));
+        let mut program = Vec::new();
+        for _ in 0..groups {
+            program.extend(group.iter().copied());
+            program.push(Instr::Wait(Wait::Mma { pending: 1 }));
+        }
+        program.push(Instr::Wait(Wait::Mma { pending: 0 }));
+        let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
+        match simulate_micro(machine, &kernel, &SimOptions::default()) {
+            Ok(r) => r.cycles as f64 / f64::from(groups),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn descriptor_arithmetic_holds_its_warp_for_the_compilers_stalls() {
         // Calibration item 41: ptxas's fixed stalls between two MMAs of a group.
         let (ss, rs) = (33.2, 28.4);
-        let groups = 50;
         let time = |n: u32, a_in_registers: bool, (s, r): (f64, f64)| {
             let mut machine = h100();
             if let MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. } =
@@ -301,21 +321,7 @@ mod tests {
             {
                 (descriptor_cycles_ss.value, descriptor_cycles_rs.value) = (s, r);
             }
-            let timing = Timing::new(&machine, 1.83);
-            let op = Op::Mma { m: 64, n, k: 128, dtype: DType::Bf16, a_in_registers };
-            let mut group = Vec::new();
-            assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut group), Ok(()));
-            let mut program = Vec::new();
-            for _ in 0..groups {
-                program.extend(group.iter().copied());
-                program.push(Instr::Wait(Wait::Mma { pending: 1 }));
-            }
-            program.push(Instr::Wait(Wait::Mma { pending: 0 }));
-            let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
-            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
-                Ok(r) => r.cycles as f64 / f64::from(groups),
-                Err(e) => panic!("{e}"),
-            }
+            mma_group_cycles(&machine, n, a_in_registers)
         };
         // N = 64: an MMA keeps the tensor cores 32 cycles, under the 33.2 of its descriptors,
         // so the warp's issue sets the pace (8 MMAs a group): no faster than the stalls, and
@@ -334,28 +340,13 @@ mod tests {
 
     #[test]
     fn descriptor_arithmetic_stretches_while_its_own_group_runs_when_asked() {
-        use crate::dsl::Op;
-        use crate::sim::lower::{Issuer, lower};
         // `tensor.interference.descriptor_latency_factor_own`: the descriptors of a group of 8
         // m64n64k16 SS (32 tensor cycles an MMA, under the 33.2 cycles of each MMA's
         // arithmetic) run with the group in flight, so the factor paces the warp's issue.
-        let groups = 50;
         let time = |factor: f64| {
             let mut machine = h100();
             machine.tensor.interference.descriptor_latency_factor_own.value = factor;
-            let timing = Timing::new(&machine, 1.83);
-            let op = Op::Mma { m: 64, n: 64, k: 128, dtype: DType::Bf16, a_in_registers: false };
-            let mut program = Vec::new();
-            for _ in 0..groups {
-                assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut program), Ok(()));
-                program.push(Instr::Wait(Wait::Mma { pending: 1 }));
-            }
-            program.push(Instr::Wait(Wait::Mma { pending: 0 }));
-            let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
-            match simulate_micro(&machine, &kernel, &SimOptions::default()) {
-                Ok(r) => r.cycles as f64 / f64::from(groups),
-                Err(e) => panic!("{e}"),
-            }
+            mma_group_cycles(&machine, 64, false)
         };
         let (plain, stretched) = (time(1.0), time(1.6));
         assert_eq!(plain, time(h100().tensor.interference.descriptor_latency_factor_own.value));
