@@ -38,6 +38,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "validate"))
+import fa3_loop_regions  # noqa: E402
 import loop_mix  # noqa: E402
 from flat_regions import regions as flat_regions  # noqa: E402
 from stalls import load  # noqa: E402
@@ -197,8 +198,8 @@ def issue(path, d, ids, warps):
     instructions, the sum of their stall counts, the cycles a pass of one consumer warp the
     H200's samples give it, their ratio and the top stall reasons. The first piece of a group
     runs before the group's first MMA, the others with the warp's own group in flight."""
-    import fa3_loop_regions  # noqa: E402 (validate/, on the path above)
     ctl = controls(path)
+    ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
     for i in ids:
         if not os.path.exists(os.path.join(d, f"{i}_sass.csv")):
             sys.exit(f"#{i}: no {i}_sass.csv in {d} (ncu_stalls.sh output)")
@@ -211,8 +212,8 @@ def issue(path, d, ids, warps):
                 continue
             piece, k = [], 0
             for r in part:
-                if r[0] not in ctl:
-                    sys.exit(f"#{i}: no instruction at {r[0]:#x} in {path}: not the profiled build")
+                if ops.get(r[0]) != r[1]:
+                    sys.exit(f"#{i}: {r[1]} at {r[0]:#x}, {ops.get(r[0])} in {path}: not the profiled build")
                 piece.append(r)
                 if r[1].startswith("HGMMA") or r is part[-1]:
                     k += 1
