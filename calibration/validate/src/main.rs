@@ -16,6 +16,7 @@ mod gpu;
 mod kernels;
 mod model;
 mod op_times;
+mod placement;
 mod report;
 mod split;
 mod svg;
@@ -145,6 +146,11 @@ enum Command {
         /// configuration's time without its loads' memory cost.
         #[arg(long)]
         copies_free: bool,
+        /// Predict each kernel with its groups' descriptor arithmetic placed as its compiled
+        /// code has it, from this table (`kernel,form,counts`: `validate cubins`, then
+        /// `calibration/sass/mma_placement.py`); every selected kernel needs a row.
+        #[arg(long)]
+        mma_placement: Option<PathBuf>,
         /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
         /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
         /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
@@ -225,6 +231,16 @@ enum Command {
         /// against the clock the SM counts cycles in, and fit the burst limit and top clock.
         #[arg(long)]
         effective: Option<PathBuf>,
+    },
+    /// Compile each kernel of the selection for its GPU (NVRTC, no GPU needed) and write its
+    /// CUDA, CUBIN and ptxas report into a directory: the SASS the descriptor placement is
+    /// read from (`calibration/sass/mma_placement.py`).
+    Cubins {
+        #[command(flatten)]
+        select: Select,
+        /// The directory to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Merge predictions and measurements: results CSV, error tables, SVG plots.
     Report {
@@ -308,6 +324,7 @@ fn run(args: Args) -> Result<(), String> {
             wgmma_descriptor_cycles,
             descriptor_latency_factor_own,
             copies_free,
+            mma_placement,
             reports,
             trace_ctas,
             profile,
@@ -335,12 +352,23 @@ fn run(args: Args) -> Result<(), String> {
                 if trace_ctas.is_some() && reports.is_none() {
                     return Err("--trace-ctas: the timeline is written with --reports DIR".into());
                 }
+                let placements = match &mma_placement {
+                    Some(p) => {
+                        let table = placement::parse(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
+                        if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
+                            return Err(format!("{}: no row for {}'s kernel {}", p.display(), c, c.kernel));
+                        }
+                        Some(table)
+                    }
+                    None => None,
+                };
                 let how = model::How {
                     resimulate,
                     reports: reports.as_deref(),
                     trace_ctas,
                     settle: clock_ghz.is_none(),
                     copies_free,
+                    placements: placements.as_ref(),
                 };
                 let overrides = Overrides {
                     l2_coalescing_window,
@@ -360,6 +388,11 @@ fn run(args: Args) -> Result<(), String> {
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, Measure { sustained_s, rest_s, profile, copies_free }, &cublas)?;
             }
+            Ok(())
+        }
+        Command::Cubins { select: s, out } => {
+            let written = placement::cubins(&select(&s)?, &out)?;
+            println!("{} kernels compiled into {}: {}", written.len(), out.display(), written.join(", "));
             Ok(())
         }
         Command::OpTimes { select: s, gpu, compare, record_ctas } => {

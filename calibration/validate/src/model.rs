@@ -98,6 +98,9 @@ pub struct How<'a> {
     pub settle: bool,
     /// Every TMA load lands at its issue (`SimOptions::copies_free`).
     pub copies_free: bool,
+    /// Per kernel, where its compiled code builds its descriptors
+    /// (`SimOptions::descriptor_placement`); a kernel without a row: the machine's rule.
+    pub placements: Option<&'a crate::placement::Placements>,
 }
 
 struct ModelLaunch<'a> {
@@ -185,7 +188,11 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
 /// the first run instead of the top clock, and with `how.settle` the kernel runs again at the
 /// burst clock its own activity gives until the two agree within 1% (`sim::clock::settle`).
 pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
-    let plain = SimOptions { copies_free: how.copies_free, ..SimOptions::default() };
+    let plain = SimOptions {
+        copies_free: how.copies_free,
+        descriptor_placement: how.placements.and_then(|p| p.get(&config.kernel)).cloned().unwrap_or_default(),
+        ..SimOptions::default()
+    };
     let opts = match how.reports {
         Some(_) => plain.with_trace(match how.trace_ctas {
             Some(ctas) => TraceOptions {
@@ -229,13 +236,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let machine = Machine::h200();
         let plain = predict(config, &machine, How::default(), None).unwrap();
-        let reported = predict(
-            config,
-            &machine,
-            How { resimulate: false, reports: Some(&dir), trace_ctas: None, settle: true, copies_free: false },
-            None,
-        )
-        .unwrap();
+        let reported =
+            predict(config, &machine, How { reports: Some(&dir), settle: true, ..How::default() }, None).unwrap();
         // The report and the timeline sit beside the same prediction.
         assert_eq!(plain.burst_cycles, reported.burst_cycles);
         let text = std::fs::read_to_string(dir.join("7.txt")).unwrap();

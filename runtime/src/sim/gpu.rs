@@ -73,7 +73,11 @@ pub fn simulate<K: Kernel>(
         )));
     }
     let clock = opts.clock(machine)?;
-    let timing = Timing { copies_free: opts.copies_free, ..Timing::new(machine, clock) };
+    let timing = Timing {
+        copies_free: opts.copies_free,
+        descriptor_placement: opts.descriptor_placement.clone(),
+        ..Timing::new(machine, clock)
+    };
     let occupancy = kernel_occupancy(machine, spec)?;
     let shape = CtaShape::from_spec(spec);
     let ctas_per_sm = occupancy.ctas_per_sm as usize;

@@ -22,6 +22,7 @@
 use crate::dsl::{BarrierSlot, DType, GlobalTile, MathKind, Op, RoleSpec, Wait};
 use crate::gpu::codegen::TileLayout;
 
+use super::descriptors;
 use super::mix::Mix;
 use super::timing::{ExecPipe, MmaKind, Timing};
 
@@ -58,25 +59,6 @@ const CAST_INSTRS_PER_ELEMENT: u32 = 1;
 /// compare or predicate logic (`ISETP`/`LOP3`) and the `FSEL`: 130 for 64 elements per thread
 /// in the masked path of the generated FA3 consumer ([`SASS_EVIDENCE`]).
 const SELECT_INSTRS_PER_ELEMENT: u32 = 2;
-
-/// Per native `wgmma` of a group, the instructions the generated code spends building its
-/// shared-memory descriptors, `(ALU, FMA pipe, of those IMAD)`: `LOP3`/`SHF`/`IADD3` on the
-/// ALU, and `R2UR`/`MOV`/`IMAD.MOV`/`IMAD.X` counted on the FMA pipe. With both operands in
-/// shared memory (`S = Q K^T`): 43 ALU and 69 others for 8 `HGMMA`; with A in registers
-/// (`O += P V`): 28 and 38 for 8. Of the GEMM block's 126 `R2UR`/`MOV`/`IMAD*`, 50 are
-/// `IMAD` forms (27 `IMAD.MOV`, 15 `IMAD.X`, 4 `IMAD.U32`, 2 `IMAD.WIDE`, 2 `IMAD.SHL`): 40%,
-/// so 4 of the 9 and 2 of the 5 ([`SASS_EVIDENCE`]); an `IMAD` holds the FMA pipe
-/// `pipes.imad_intervals` intervals.
-const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32, u32) = (5, 9, 4);
-/// As [`WGMMA_DESCRIPTOR_INSTRS_SS`], for `wgmma` with A in registers.
-const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
-
-/// Instructions the lowering counts for one native `wgmma`'s descriptors
-/// ([`WGMMA_DESCRIPTOR_INSTRS_SS`], `_RS`).
-pub fn wgmma_descriptor_instrs(a_in_registers: bool) -> u32 {
-    let (alu, moves, _) = if a_in_registers { WGMMA_DESCRIPTOR_INSTRS_RS } else { WGMMA_DESCRIPTOR_INSTRS_SS };
-    alu + moves
-}
 
 /// Dependent instructions the generated code runs to issue one TMA box (one
 /// `cp.async.bulk.tensor` of a 128-byte-wide column panel): coordinates and shared-memory
@@ -458,7 +440,7 @@ pub(super) fn exec(pipe: ExecPipe, count: u32, dep: Dep, out: &mut Vec<Instr>) {
 
 /// `count` integer multiply-adds (`IMAD` forms) on the FMA pipe: one issue each, holding the
 /// pipe `timing.imad_intervals` intervals (the `elements` of the burst).
-fn imad(count: u32, dep: Dep, timing: &Timing, out: &mut Vec<Instr>) {
+pub(super) fn imad(count: u32, dep: Dep, timing: &Timing, out: &mut Vec<Instr>) {
     if count > 0 {
         out.push(Instr::Exec { pipe: ExecPipe::Fma, count, dep, elements: timing.imad_intervals });
     }
@@ -521,7 +503,7 @@ fn vector_accesses(bytes: u32, threads: u32, warp_size: u32, per_thread: u32) ->
 ///   `M0 x n x K0` is the machine's native shape (`m64nNk16` for `wgmma`, `m128nNk16` for
 ///   `tcgen05`; `K0 = 8` for `f32` operands, which run as tf32), plus `wgmma.fence` and
 ///   `wgmma.commit_group`: `instrs + 2` issue cycles per warp, and the descriptor arithmetic
-///   of the generated code ([`WGMMA_DESCRIPTOR_INSTRS_SS`] / `_RS` per native MMA, on the
+///   of the generated code ([`descriptors`]: a count per native MMA, on the
 ///   ALU and FMA pipes, independent of register results): after the group's issue, or,
 ///   with the machine's `tensor.issue.wgmma.descriptors_before_each`, before each native
 ///   MMA, which then reach the tensor cores one at a time as that arithmetic issues, as
@@ -644,38 +626,12 @@ pub fn lower(op: &Op, issuer: Issuer, timing: &Timing, out: &mut Vec<Instr>) -> 
                 });
             }
             let (instrs, fma) = native(m, n, k, dtype);
-            let (alu, moves, imads) = if a_in_registers {
+            if a_in_registers {
                 // A is an `f32` fragment: packed to pairs of 16-bit values (one
                 // `F2FP.BF16.F32.PACK_AB` per pair) before the group issues.
                 exec(ExecPipe::Alu, per_thread(m, k, threads).div_ceil(2), Dep::Stream, out);
-                WGMMA_DESCRIPTOR_INSTRS_RS
-            } else {
-                WGMMA_DESCRIPTOR_INSTRS_SS
-            };
-            // The arithmetic building the descriptors of `count` MMAs, independent of any
-            // register result.
-            let dep = Dep::Descriptor { a_in_registers };
-            let descriptors = |count: u32, out: &mut Vec<Instr>| {
-                exec(ExecPipe::Alu, alu * count, dep, out);
-                exec(ExecPipe::Fma, (moves - imads) * count, dep, out);
-                imad(imads * count, dep, timing, out);
-            };
-            if timing.mma_descriptors_before_each {
-                // Each MMA after the arithmetic that builds its descriptors, as the compiled
-                // code orders them: the group's last MMA reaches the tensor cores after all
-                // of it, its first before most of it.
-                for i in 0..instrs {
-                    descriptors(1, out);
-                    let (first, last) = (i == 0, i + 1 == instrs);
-                    let issue = 1 + u32::from(first) + u32::from(last);
-                    out.push(Instr::Mma { issue, instrs: 1, fma, n, dtype, a_in_registers, commits: last });
-                }
-            } else {
-                // The group at once; the descriptors of its later MMAs built while the first
-                // ones run.
-                out.push(Instr::Mma { issue: instrs + 2, instrs, fma, n, dtype, a_in_registers, commits: true });
-                descriptors(instrs, out);
             }
+            descriptors::wgmma_group((instrs, fma, n, dtype), a_in_registers, timing, out)?;
         }
         Op::Umma { m, n, k, dtype, a_in_tmem } => {
             if timing.mma_kind != MmaKind::SingleThread {

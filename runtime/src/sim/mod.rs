@@ -14,6 +14,7 @@
 mod backend;
 pub mod clock;
 mod clusters;
+pub mod descriptors;
 mod error;
 mod fold;
 pub mod gpu;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::report::CycleWindow;
 
+use super::descriptors::DescriptorPlacement;
 use super::error::SimError;
 use super::machine::Machine;
 use super::sm::SchedulerPolicy;
@@ -72,6 +73,10 @@ pub struct SimOptions {
     /// has neither the copies nor the moves of their operands to uniform registers): the
     /// kernel's time without its loads.
     pub copies_free: bool,
+    /// Where the kernel's compiled code builds each `wgmma` group's descriptors, read from
+    /// its SASS (`calibration/sass/mma_placement.py`); a form without an entry takes the
+    /// machine's rule ([`super::descriptors`]).
+    pub descriptor_placement: DescriptorPlacement,
 }
 
 impl fmt::Debug for SimOptions {
@@ -85,6 +90,7 @@ impl fmt::Debug for SimOptions {
             .field("progress_interval", &self.progress_interval)
             .field("seed", &self.seed)
             .field("copies_free", &self.copies_free)
+            .field("descriptor_placement", &self.descriptor_placement)
             .finish()
     }
 }

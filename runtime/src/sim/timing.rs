@@ -7,6 +7,7 @@
 
 use crate::dsl::DType;
 
+use super::descriptors::DescriptorPlacement;
 use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe, Spread};
 use super::memory::SectorRates;
 
@@ -111,9 +112,12 @@ pub struct Timing {
     /// Each `wgmma` of a group issues after its own descriptor arithmetic (else the group at
     /// once, the arithmetic after it).
     pub mma_descriptors_before_each: bool,
+    /// Where the kernel's compiled code builds its groups' descriptors, where known
+    /// ([`super::SimOptions::descriptor_placement`]); before the machine's rule.
+    pub descriptor_placement: DescriptorPlacement,
     /// The fixed stall of each instruction building a `wgmma`'s descriptors, SS then RS:
     /// `tensor.issue.wgmma.descriptor_cycles_*` over the instructions the lowering counts
-    /// ([`super::lower::wgmma_descriptor_instrs`]); 1 or less: the mean fixed stall's
+    /// ([`super::descriptors::wgmma_descriptor_instrs`]); 1 or less: the mean fixed stall's
     /// (`fixed_stall`), as for other arithmetic.
     pub mma_descriptor_stall: [f64; 2],
     /// Consecutive element-wise bursts issue interleaved ([`super::mix`];
@@ -252,10 +256,11 @@ impl Timing {
                 MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } => descriptors_before_each.value,
                 MmaIssue::SingleThreadTcgen05 { .. } => false,
             },
+            descriptor_placement: DescriptorPlacement::default(),
             mma_descriptor_stall: match t.issue {
                 MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. } => [
-                    descriptor_cycles_ss.value / f64::from(super::lower::wgmma_descriptor_instrs(false)),
-                    descriptor_cycles_rs.value / f64::from(super::lower::wgmma_descriptor_instrs(true)),
+                    descriptor_cycles_ss.value / f64::from(super::descriptors::wgmma_descriptor_instrs(false)),
+                    descriptor_cycles_rs.value / f64::from(super::descriptors::wgmma_descriptor_instrs(true)),
                 ],
                 MmaIssue::SingleThreadTcgen05 { .. } => [0.0; 2],
             },
