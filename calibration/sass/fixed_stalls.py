@@ -242,7 +242,7 @@ def main():
     each.add_argument("pattern", help="a part of the function names to read")
     gap = sub.add_parser("gaps", help="the arithmetic between consecutive MMAs of a group")
     gap.add_argument("dis", nargs="+", help="nvdisasm -hex -c output")
-    mma = sub.add_parser("issue", help="the FA3 consumer's MMA issue, piece by piece, beside Nsight Compute's")
+    mma = sub.add_parser("issue", help="a consumer's MMA issue (FA3's S and P V, a GEMM's group), piece by piece, beside Nsight Compute's")
     mma.add_argument("dis", help="nvdisasm -hex -c output of the profiled kernel")
     mma.add_argument("dir", help="ncu_stalls.sh output")
     mma.add_argument("ids", nargs="+", help="configurations")

@@ -2,7 +2,7 @@
 """Cycles a pass of each warp in each of the model's ops, from a timeline written by
 `validate run --reports DIR` (DIR/ID.json): per warp of the traced CTAs, the summed length of
 its spans by source line and op, and the gaps between them, divided by its passes (the
-`wgmma` issues it made, one a k-step in the GEMMs). Set beside `flat_regions.py`, which reads
+`wgmma` groups it issued, one a k-step in the GEMMs). Set beside `flat_regions.py`, which reads
 the same per-warp cycles from the H200's stall sampling.
 
     python3 calibration/validate/model_spans.py DIR/ID.json [DIR/ID.json ...]
@@ -28,7 +28,14 @@ def per_warp(path):
     table = {}
     for w, seq in spans.items():
         seq.sort(key=lambda e: e["args"]["start_cycle"])
-        passes = max(1, sum(1 for e in seq if e["name"].startswith("wgmma issue")))
+        # A group: a run of spans of one source line holding a `wgmma` issue (a group lowered
+        # MMA by MMA, its descriptor arithmetic between them, is one run).
+        runs = [[]]
+        for e in seq:
+            if runs[-1] and runs[-1][-1]["args"].get("source") != e["args"].get("source"):
+                runs.append([])
+            runs[-1].append(e)
+        passes = max(1, sum(any(e["name"].startswith("wgmma issue") for e in run) for run in runs))
         row = defaultdict(float)
         for a, b in zip(seq, seq[1:]):
             x = a["args"]

@@ -112,6 +112,40 @@ impl Launch for Compiler<'_> {
 mod tests {
     use super::*;
 
+    /// Every kernel of the split has its row in the committed table, and each row fits its
+    /// kernel's groups (a stale table, of groups of another size, fails the lowering): one
+    /// small launch of each kernel with its placement.
+    #[test]
+    fn the_committed_table_fits_every_kernel_of_the_split() {
+        let table = parse(include_str!("../mma_placement.csv")).unwrap();
+        let split = include_str!("../split.csv");
+        let header = split.lines().next().unwrap();
+        let mut seen = BTreeSet::new();
+        for line in split.lines().skip(1) {
+            let mut f: Vec<String> = line.split(',').map(String::from).collect();
+            if !seen.insert(f[2].clone()) {
+                continue;
+            }
+            assert!(table.contains_key(&f[2]), "no placement row for {}", f[2]);
+            if f[1] == "fa3" {
+                (f[9], f[10], f[11]) = ("1".into(), "1".into(), "256".into());
+            } else {
+                let (bm, bn) = f[3].split_once('x').unwrap();
+                let bk: usize = f[5].parse().unwrap();
+                let two = |s: &str| (2 * s.parse::<usize>().unwrap()).to_string();
+                (f[6], f[7], f[8]) = (two(bm), two(bn), (2 * bk).to_string());
+            }
+            let small = format!("{header}\n{}\n", f.join(","));
+            let config = &crate::split::parse(&small).unwrap()[0];
+            let how = crate::model::How { placements: Some(&table), ..Default::default() };
+            let machine = warpspec::sim::Machine::h200();
+            if let Err(e) = crate::model::predict(config, &machine, how, Some(1.8)) {
+                panic!("{config}: {e}");
+            }
+        }
+        assert_eq!(seen.len(), table.len(), "one row a kernel of the split");
+    }
+
     #[test]
     fn the_table_reads_each_kernels_forms_and_refuses_what_it_cannot_read() {
         let t = parse("kernel,form,counts\nws_gemm_128x128_p2,SS,25 42 5 0\nfa3_bf16_d64,SS,9 25 10 12\nfa3_bf16_d64,RS,1 14 9 9 9 9 9 9\n")
