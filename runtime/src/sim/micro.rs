@@ -196,6 +196,7 @@ mod tests {
     use crate::dsl::BarrierSlot;
     use crate::report::StallReason;
     use crate::sim::SchedulerPolicy;
+    use crate::sim::descriptors::DescriptorPlacement;
     use crate::sim::lower::Dep;
     use crate::sim::machine::MmaIssue;
     use crate::sim::timing::ExecPipe;
@@ -290,17 +291,28 @@ mod tests {
     /// Cycles a group of one warpgroup issuing 50 groups of `m64nNk128` bf16 (8 native MMAs
     /// each) on `machine`, each group waited to one pending.
     fn mma_group_cycles(machine: &Machine, n: u32, a_in_registers: bool) -> f64 {
+        placed_group_cycles(machine, n, a_in_registers, DescriptorPlacement::default(), 1)
+    }
+
+    /// As [`mma_group_cycles`], the groups lowered with `placement` and waited to `pending`.
+    fn placed_group_cycles(
+        machine: &Machine,
+        n: u32,
+        a_in_registers: bool,
+        placement: DescriptorPlacement,
+        pending: u32,
+    ) -> f64 {
         use crate::dsl::Op;
         use crate::sim::lower::{Issuer, lower};
         let groups = 50;
-        let timing = Timing::new(machine, 1.83);
+        let timing = Timing { descriptor_placement: placement, ..Timing::new(machine, 1.83) };
         let op = Op::Mma { m: 64, n, k: 128, dtype: DType::Bf16, a_in_registers };
         let mut group = Vec::new();
         assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut group), Ok(()));
         let mut program = Vec::new();
         for _ in 0..groups {
             program.extend(group.iter().copied());
-            program.push(Instr::Wait(Wait::Mma { pending: 1 }));
+            program.push(Instr::Wait(Wait::Mma { pending }));
         }
         program.push(Instr::Wait(Wait::Mma { pending: 0 }));
         let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
@@ -308,6 +320,34 @@ mod tests {
             Ok(r) => r.cycles as f64 / f64::from(groups),
             Err(e) => panic!("{e}"),
         }
+    }
+
+    #[test]
+    fn a_placed_groups_later_mmas_start_as_they_issue() {
+        // `group_start_cycles` delays a group's first MMA only: where the descriptor
+        // arithmetic sits between the MMAs (a kernel's SASS placement, FA3's spread), the
+        // later MMAs reach the tensor cores as they issue, so the first one's start hides
+        // under the arithmetic after it. Each group waited to none: N = 64, 8 MMAs of 32
+        // tensor cycles, each after about 33 cycles of its own arithmetic.
+        let time = |start: u32| {
+            let mut machine = h100();
+            if let MmaIssue::WarpgroupWgmma { group_start_cycles, .. } = &mut machine.tensor.issue {
+                group_start_cycles.value = start;
+            }
+            let spread = DescriptorPlacement { ss: Some(vec![14; 8]), rs: None };
+            placed_group_cycles(&machine, 64, false, spread, 0)
+        };
+        let (started, at_once) = (time(49), time(0));
+        assert!(started - at_once < 10.0, "the start shows once, hidden: {at_once:.0} -> {started:.0} cycles a group");
+        // The group at once, its arithmetic after its MMAs, shows more of it.
+        let whole = |start: u32| {
+            let mut machine = h100();
+            if let MmaIssue::WarpgroupWgmma { group_start_cycles, .. } = &mut machine.tensor.issue {
+                group_start_cycles.value = start;
+            }
+            placed_group_cycles(&machine, 64, false, DescriptorPlacement::default(), 0)
+        };
+        assert!(whole(49) - whole(0) > 20.0, "{:.0} -> {:.0}", whole(0), whole(49));
     }
 
     #[test]

@@ -214,7 +214,7 @@ impl Machine {
                     ),
                     descriptors_before_each: Param::new(
                         false,
-                        "SASS of the generated kernels (calibration/sass/README.md, 'Descriptor arithmetic between the MMAs of a group'): no HGMMA issues before the arithmetic of its own descriptors (ws_gemm 128x128: 25 instructions before the first of 4, 42 before the second, 5 and 0 before the others). Kept false in this revision: group_start_cycles above was fitted with the arithmetic after the group, and with true item 18's and 21's loops come out 3-6.5% long (tests/tests/sim_tensor.rs); what true gives: docs/validation.md, 'Two measured costs the model does not charge yet'",
+                        "SASS of the generated kernels (calibration/sass/README.md, 'Descriptor arithmetic between the MMAs of a group'): no HGMMA issues before the arithmetic of its own descriptors (ws_gemm 128x128: 25 instructions before the first of 4, 42 before the second, 5 and 0 before the others). Kept false: group_start_cycles above was fitted with the arithmetic after the group, and with true item 18's and 21's loops come out 2-7% long (tests/tests/sim_tensor.rs: N = 256 G = 4 alone 650 cycles against 613, the pair with a bar.sync 810 against 765; the group start on each group's first MMA only); what true gives: docs/validation.md, 'Two measured costs the model does not charge yet'; a kernel's own placement (SimOptions::descriptor_placement) comes before this rule",
                     ),
                     descriptor_cycles_ss: Param::new(
                         33.2,

@@ -125,14 +125,18 @@ impl Sm {
                     _ => timing.mma_latency(n),
                 };
                 let latency = (latency as f64).max(occupancy);
-                // A `wgmma` reaches the tensor cores `mma_group_start` after its issue, and
-                // the MMAs of one group at least `mma_instr_interval_per_column` N cycles apart.
+                // A group's first `wgmma` reaches the tensor cores `mma_group_start` after its
+                // issue; the later ones of the group (issued one by one where the lowering
+                // places descriptor arithmetic between them) as they issue, and each at least
+                // `mma_instr_interval_per_column` N cycles after the one before.
                 let wgmma = matches!(instr, Instr::Mma { .. });
                 let commits = matches!(instr, Instr::Umma { .. } | Instr::Mma { commits: true, .. });
                 let state = &self.residents[resident].instances[instance];
                 let interval = if wgmma { timing.mma_instr_interval_per_column * f64::from(n) } else { 0.0 };
-                let mut reach = (t + if wgmma { timing.mma_group_start } else { 0 }) as f64;
-                if let Some(open) = state.mma_open.filter(|_| wgmma) {
+                let open = state.mma_open.filter(|_| wgmma);
+                let start = if wgmma && open.is_none() { timing.mma_group_start } else { 0 };
+                let mut reach = (t + start) as f64;
+                if let Some(open) = open {
                     reach = reach.max(open.reach + interval);
                 }
                 let owner = GroupOwner {
