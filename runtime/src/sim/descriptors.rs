@@ -27,7 +27,7 @@ const WGMMA_DESCRIPTOR_INSTRS_SS: (u32, u32, u32) = (5, 9, 4);
 const WGMMA_DESCRIPTOR_INSTRS_RS: (u32, u32, u32) = (4, 5, 2);
 
 /// Instructions the lowering counts for one native `wgmma`'s descriptors
-/// ([`WGMMA_DESCRIPTOR_INSTRS_SS`], `_RS`).
+/// (`WGMMA_DESCRIPTOR_INSTRS_SS`, `_RS`).
 pub fn wgmma_descriptor_instrs(a_in_registers: bool) -> u32 {
     let (alu, moves, _) = if a_in_registers { WGMMA_DESCRIPTOR_INSTRS_RS } else { WGMMA_DESCRIPTOR_INSTRS_SS };
     alu + moves

@@ -31,6 +31,7 @@ pub mod ring;
 pub mod sites;
 pub mod sm;
 pub mod timing;
+mod tma_issue;
 
 pub use backend::SimBackend;
 pub use clock::{Clocked, simulate_clocked};
