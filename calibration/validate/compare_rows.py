@@ -8,9 +8,10 @@ current prediction: burst and sustained error against the H200's measurement (fr
 bias per set, and the FA3 ablation deltas (each schedule against ping-pong + overlap at the
 same shape, burst) within 3 points with the measured sign.
 
-    python3 calibration/validate/compare_rows.py TRIAL.csv [TRIAL.csv ...] [--deltas]
+    python3 calibration/validate/compare_rows.py TRIAL.csv [TRIAL.csv ...] [--deltas] [--family F]
 
-`--deltas` also prints every delta, the current and the trial prediction beside the H200's.
+`--deltas` also prints every delta, the current and the trial prediction beside the H200's;
+`--family` keeps one family's rows (a file of GEMM rows read family by family).
 
 Several trial files are merged (later ones win). Only rows the trial has are compared; a
 delta needs its shape's ping-pong + overlap row in the trial too.
@@ -117,13 +118,14 @@ def main():
     p.add_argument("--current", default=os.path.join(HERE, "model_clock.csv"), help="the current prediction")
     p.add_argument("--deltas", action="store_true", help="print every ablation delta")
     p.add_argument("--measured", default=os.path.join(HERE, "results_clock.csv"), help="its report, with the H200's times")
+    p.add_argument("--family", help="only this family's rows (fa3, ws_gemm, tradeoff, cluster_gemm)")
     a = p.parse_args()
     trial = {}
     for path in a.trial:
         trial.update(read_model(path))
     current = read_model(a.current)
     meas, info = read_measured(a.measured)
-    ids = sorted(i for i in trial if i in meas and i in current)
+    ids = sorted(i for i in trial if i in meas and i in current and a.family in (None, info[i][0]))
     print(f"{len(ids)} rows: burst error, current -> trial")
     for i in ids:
         fam, shape, variant, s = info[i]
