@@ -2,9 +2,9 @@
 //! shared-memory descriptors, and where among the group's MMAs they issue.
 //!
 //! Three placements, in order of precedence:
-//! - the kernel's own, read from its SASS ([`DescriptorPlacement`], a run option: ptxas
-//!   hoists the arithmetic where registers allow, `ws_gemm`'s `25 42 5 0` before its four
-//!   `HGMMA`, and spreads it where they are short, FA3's consumer's 9-16 before each;
+//! - the kernel's own, read from its SASS ([`DescriptorPlacement`], a run option; ptxas
+//!   hoists the arithmetic in the generated GEMMs, `ws_gemm`'s `25 42 5 0` before its four
+//!   `HGMMA`, and spreads it in the attention kernels, FA3's consumer's 9-16 before each:
 //!   `calibration/sass/mma_placement.py`);
 //! - each MMA after its own arithmetic (`tensor.issue.wgmma.descriptors_before_each`);
 //! - the group at once, the arithmetic after it while the first MMAs run.
