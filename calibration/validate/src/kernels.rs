@@ -35,6 +35,22 @@ pub struct GemmTensors {
     pub c: Global<f32>,
 }
 
+impl GemmTensors {
+    /// Tensors of an `m x n x k` GEMM with shapes and no data.
+    pub fn shape_only(m: usize, n: usize, k: usize) -> Self {
+        GemmTensors { a: Global::shape_only(&[m, k]), b: Global::shape_only(&[k, n]), c: Global::shape_only(&[m, n]) }
+    }
+}
+
+/// Launches the kernel of `config` on tensors with shapes and no data (the model's
+/// prediction, a compile).
+pub fn launch_shape_only<L: Launch>(config: &Config, l: &mut L) -> Result<L::Output, String> {
+    match &config.work {
+        Work::Gemm { m, n, k, .. } => gemm(config, GemmTensors::shape_only(*m, *n, *k), l),
+        Work::Attention { problem, .. } => attention(config, Tensors::shape_only(problem), l),
+    }
+}
+
 macro_rules! stamps {
     ($($name:ident: $bm:literal x $bn:literal, $stages:literal;)*) => {
         $(warpspec_examples::gemm::ws_gemm_kernel!($name, bm = $bm, bn = $bn, stages = $stages, bk = 64);)*

@@ -4,14 +4,13 @@
 
 use std::path::Path;
 
-use warpspec::dsl::{Global, Kernel};
+use warpspec::Grid;
+use warpspec::dsl::Kernel;
 use warpspec::sim::clock::{self, Activity, simulate_clocked};
 use warpspec::sim::{Machine, SimOptions, TraceOptions, kernel_occupancy, simulate};
-use warpspec::{Grid, bf16};
-use warpspec_examples::attention::Tensors;
 
-use crate::kernels::{self, GemmTensors, Launch};
-use crate::split::{Config, Work};
+use crate::kernels::{self, Launch};
+use crate::split::Config;
 
 /// What the model predicts for one configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -208,19 +207,7 @@ pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Opti
     let reports = how.reports.map(|dir| (dir, config.id));
     let mut launch =
         ModelLaunch { machine, opts: &opts, resimulate: how.resimulate, reports, clock_ghz, settle: how.settle };
-    match &config.work {
-        Work::Gemm { m, n, k, .. } => {
-            let t = GemmTensors {
-                a: Global::shape_only(&[*m, *k]),
-                b: Global::shape_only(&[*k, *n]),
-                c: Global::shape_only(&[*m, *n]),
-            };
-            kernels::gemm(config, t, &mut launch)?
-        }
-        Work::Attention { problem, .. } => {
-            kernels::attention(config, Tensors::<bf16>::shape_only(problem), &mut launch)?
-        }
-    }
+    kernels::launch_shape_only(config, &mut launch)?
 }
 
 #[cfg(test)]

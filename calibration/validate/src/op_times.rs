@@ -262,11 +262,7 @@ fn launch<L: Launch>(config: &Config, data: bool, l: &mut L) -> Result<L::Output
                     c: Global::zeros(&[m, n]),
                 }
             } else {
-                GemmTensors {
-                    a: Global::shape_only(&[m, k]),
-                    b: Global::shape_only(&[k, n]),
-                    c: Global::shape_only(&[m, n]),
-                }
+                GemmTensors::shape_only(m, n, k)
             };
             kernels::gemm(config, t, l)
         }

@@ -6,14 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use warpspec::Grid;
-use warpspec::dsl::{Global, Kernel};
+use warpspec::dsl::Kernel;
 use warpspec::gpu::codegen;
 use warpspec::gpu::{Program, compile};
 use warpspec::sim::descriptors::DescriptorPlacement;
-use warpspec_examples::attention::Tensors;
 
-use crate::kernels::{self, GemmTensors, Launch};
-use crate::split::{Config, Work};
+use crate::kernels::{self, Launch};
+use crate::split::Config;
 
 /// Per kernel name, where its compiled code builds its groups' descriptors.
 pub type Placements = BTreeMap<String, DescriptorPlacement>;
@@ -58,19 +57,7 @@ pub fn cubins(configs: &[Config], dir: &Path) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut compiler = Compiler { dir, done: BTreeSet::new() };
     for config in configs {
-        match &config.work {
-            Work::Gemm { m, n, k, .. } => {
-                let t = GemmTensors {
-                    a: Global::shape_only(&[*m, *k]),
-                    b: Global::shape_only(&[*k, *n]),
-                    c: Global::shape_only(&[*m, *n]),
-                };
-                kernels::gemm(config, t, &mut compiler)??
-            }
-            Work::Attention { problem, .. } => {
-                kernels::attention(config, Tensors::shape_only(problem), &mut compiler)??
-            }
-        }
+        kernels::launch_shape_only(config, &mut compiler)??;
     }
     Ok(compiler.done.into_iter().collect())
 }
