@@ -20,4 +20,5 @@ timeout 240 "$NCU" --kernel-name cluster_gemm --launch-count 1 --clock-control n
 echo "profile: exit status $?" | tee -a "$OUT/stalls.txt"
 "$NCU" --import "$OUT/stalls.ncu-rep" --page details >> "$OUT/stalls.txt" 2>&1
 "$NCU" --import "$OUT/stalls.ncu-rep" --page source --print-source sass --csv > "$OUT/stalls_sass.csv" 2>&1
+gzip -9 -n -f "$OUT/stalls_sass.csv"
 echo "source page: exit status $?" | tee -a "$OUT/stalls.txt"

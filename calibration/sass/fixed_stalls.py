@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "validate"))
 import fa3_loop_regions  # noqa: E402
 import loop_mix  # noqa: E402
 from flat_regions import regions as flat_regions  # noqa: E402
-from stalls import load  # noqa: E402
+from stalls import load, samples_path  # noqa: E402
 
 LOW = re.compile(r"/\*([0-9a-f]{4,5})\*/.*/\* 0x([0-9a-f]{16}) \*/\s*$")
 HIGH = re.compile(r"^\s*/\* 0x([0-9a-f]{16}) \*/\s*$")
@@ -201,8 +201,8 @@ def issue(path, d, ids, warps):
     ctl = controls(path)
     ops = {a: op for a, op, _ in loop_mix.parse(path)[0]}
     for i in ids:
-        if not os.path.exists(os.path.join(d, f"{i}_sass.csv")):
-            sys.exit(f"#{i}: no {i}_sass.csv in {d} (ncu_stalls.sh output)")
+        if samples_path(d, i) is None:
+            sys.exit(f"#{i}: no {i}_sass.csv.gz or {i}_sass.csv in {d} (ncu_stalls.sh output)")
         rows, elapsed = fa3_loop_regions.load(d, i)
         regs, per_sample, passes = fa3_loop_regions.regions(rows, elapsed, warps)
         print(f"#{i}: per pass of one consumer warp")

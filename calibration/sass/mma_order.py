@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the HGMMA of each wgmma group sit among the other instructions of the generated
 kernels' SASS: for every kernel with a stall-sampling export in
-calibration/results/validate_stalls/ (ID_sass.csv, Nsight Compute's source view), the
+calibration/results/validate_stalls/ (ID_sass.csv.gz, Nsight Compute's source view), the
 instructions between consecutive HGMMA, WARPGROUP.ARRIVE (a group's fence) and
 WARPGROUP.DEPBAR (wgmma.wait_group), in program order.
 
@@ -11,6 +11,7 @@ A line reads `|ARRIVE 25 42 5 0 |DEPBAR`: after the arrive, 25 instructions, an 
 more, an HGMMA, 5, an HGMMA, none, an HGMMA, then the wait."""
 import csv
 import glob
+import gzip
 import os
 import sys
 
@@ -19,7 +20,7 @@ DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "results", 
 
 
 def order(path):
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         kernel = next(f).split(",")[1].strip('"')
         rows = list(csv.DictReader(f))
     out, n = [], 0
@@ -40,6 +41,6 @@ def key(path):
     return int(os.path.basename(path).split("_")[0])
 
 
-for path in sorted(glob.glob(os.path.join(DIR, "*_sass.csv")), key=key):
+for path in sorted(glob.glob(os.path.join(DIR, "*_sass.csv*")), key=key):
     kernel, seq = order(path)
     print(f"#{key(path):<4} {kernel:<20} {seq}")

@@ -5,7 +5,7 @@ different paths taken, read alike).
 
     python3 calibration/validate/fa3_loop_regions.py DIR ID [ID ...] [--warps N]
 
-DIR holds `ncu_stalls.sh` output: ID_sass.csv (every SASS instruction with its samples and
+DIR holds `ncu_stalls.sh` output: ID_sass.csv.gz (every SASS instruction with its samples and
 executions) and ID.txt (Elapsed Cycles). The FA3 kernel keeps 12 warps a CTA live, three on
 each sub-partition (the producer warpgroup's four run its loop), one CTA an SM, so each
 sample stands for the same warp-cycles: elapsed x 132 SMs x 12 warps / samples (--warps 8

@@ -5,7 +5,7 @@ that the builds with and without loads, whose offsets differ, read alike).
 
     python3 calibration/validate/flat_regions.py DIR ID [ID ...] [--sms N]
 
-DIR holds `ncu_stalls.sh` output: ID_sass.csv (every SASS instruction with its samples and
+DIR holds `ncu_stalls.sh` output: ID_sass.csv.gz (every SASS instruction with its samples and
 executions) and ID.txt (Elapsed Cycles). Every warp of the 8-warp CTA sits on its own
 sub-partition pair (two per sub-partition), so each sample stands for the same warp-cycles:
 elapsed x SMs x 8 warps / samples (132 SMs, or --sms: 1 for the one-SM rows of item 30).

@@ -16,7 +16,7 @@
 # loads of item 25; SPLIT names another split in the carried directory, e.g. one_sm.csv;
 # NCU_SAMPLING sets Nsight Compute's sampling interval, 2^(5+N) cycles, for kernels on few SMs.)
 # Writes into $OUT: env.txt, and per configuration ID: ID.txt (the details page and the
-# log) and ID_sass.csv (the source page: every SASS instruction with its stall samples).
+# log) and ID_sass.csv.gz (the source page: every SASS instruction with its stall samples).
 set -o pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/stalls-out}
@@ -38,5 +38,6 @@ for id in ${IDS:?IDS: the configuration ids to profile}; do
     echo "$id: profile exit status $?" | tee -a "$OUT/env.txt"
     "$NCU" --import "$OUT/$id.ncu-rep" --page details >> "$OUT/$id.txt" 2>&1
     "$NCU" --import "$OUT/$id.ncu-rep" --page source --print-source sass --csv > "$OUT/${id}_sass.csv" 2>&1
+    gzip -9 -n -f "$OUT/${id}_sass.csv"
     rm -rf "$OUT/run_$id" "$OUT/$id.ncu-rep"
 done

@@ -11,7 +11,7 @@
 #   (run tool, carry [".gpu-carry"]): bash .gpu-carry/v/one_sm.sh
 #
 # Writes $OUT/one_sm.tgz: plain/ and free/ (run.sh's phases.csv, series.csv, status.csv,
-# sweep.log) and stalls/ (ncu_stalls.sh's ID.txt and ID_sass.csv). The model's side:
+# sweep.log) and stalls/ (ncu_stalls.sh's ID.txt and ID_sass.csv.gz). The model's side:
 #   target/release/validate run --split calibration/validate/one_sm.csv --model-out F [--copies-free]
 set -o pipefail
 H=$(cd "$(dirname "$0")" && pwd)

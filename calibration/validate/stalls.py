@@ -4,7 +4,8 @@
     python3 calibration/validate/stalls.py [DIR] > DIR/regions.txt
 
 Reads `ncu_stalls.sh` output in DIR (default calibration/results/validate_stalls): per
-configuration ID, `ID_sass.csv` (each SASS instruction with its warp samples and executions)
+configuration ID, `ID_sass.csv.gz` (each SASS instruction with its warp samples and executions;
+an uncompressed `ID_sass.csv` is read as well)
 and `ID.txt` (elapsed SM cycles). A region is a range of SASS offsets of the kernel (from
 `cuobjdump -sass` of the CUBIN `examples/cuda_dump.rs` writes; the same NVRTC, so the same
 code). With W warps resident per SM for the whole kernel (one CTA per SM), a region's share
@@ -33,6 +34,7 @@ That is an estimate still: warps that exit early (the producer warpgroup's idle 
 not counted as live.
 """
 import csv
+import gzip
 import os
 import re
 import sys
@@ -165,13 +167,29 @@ KERNELS = [
 ]
 
 
+def samples_path(d, cid):
+    """Configuration `cid`'s per-instruction samples in `d`: `ID_sass.csv.gz` as committed, or
+    `ID_sass.csv` as `ncu --page source --csv` writes it; None if neither is there."""
+    for name in (f"{cid}_sass.csv.gz", f"{cid}_sass.csv"):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return None
+
+
+def open_samples(d, cid):
+    path = samples_path(d, cid)
+    if path is None:
+        sys.exit(f"#{cid}: no {cid}_sass.csv.gz or {cid}_sass.csv in {d} (ncu_stalls.sh output)")
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def load(cid, d=None, with_reasons=False):
     """Configuration `cid`'s SASS rows (offset, source, samples, executions) and elapsed SM
     cycles, from `ncu_stalls.sh` output in `d` (default: this script's directory argument).
     With `with_reasons` each row also carries `{reason: samples}` (the `stall_*` columns;
     Nsight Compute 2025 adds each reason's not-issued samples, which are left out)."""
     d = d or DIR
-    with open(os.path.join(d, f"{cid}_sass.csv")) as f:
+    with open_samples(d, cid) as f:
         rows = list(csv.reader(f))
     head = next(i for i, r in enumerate(rows) if r and r[0] == "Address")
     h = rows[head]

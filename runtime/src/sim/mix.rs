@@ -10,7 +10,7 @@
 //! stall sampling of the FA3 kernels finds the `MUFU.EX2`s waiting on the fixed latency of
 //! the `FFMA` that feeds them (`wait`) far more than on a full special-function queue
 //! (`mio_throttle`): 75% against 3% of their samples in #70, `calibration/results/
-//! validate_stalls/70_sass.csv`.
+//! validate_stalls/70_sass.csv.gz`.
 //!
 //! [`interleave`] therefore merges a run of consecutive element-wise bursts of one instance
 //! (each `Dep::Stream` on the one before; none on the shuffle pipe, whose rounds of a row

@@ -160,14 +160,14 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
 ///
 /// Where the ring state is per-thread, ptxas issues the `try_wait` ahead of independent
 /// instructions and branches on its result after them: in the non-specialized GEMM
-/// (`flat_128x256_p4`, `calibration/results/validate_stalls/58_sass.csv`) the acquire's
+/// (`flat_128x256_p4`, `calibration/results/validate_stalls/58_sass.csv.gz`) the acquire's
 /// `SYNCS.PHASECHK.TRANS64.TRYWAIT` at 0x2fd0 is followed by the advance's `ISETP` and `SEL`
 /// before its `@!P2 BRA`, and the full-stage wait's at 0x2ab0 by 15 instructions of the
 /// next `wgmma`'s descriptor arithmetic before its `@!P0 BRA`. The advance chain then runs
 /// under the `try_wait`'s latency ([`Instr::TryWait`]); the model's lowering has the
 /// descriptor arithmetic with the `wgmma` it belongs to, so the advance stands for the
-/// instructions there. Where the ring state is uniform (`ws_gemm`, `ws`: `0_sass.csv` at
-/// 0x710, `55_sass.csv` at 0xa00) the branch follows the `try_wait` at once and the
+/// instructions there. Where the ring state is uniform (`ws_gemm`, `ws`: `0_sass.csv.gz` at
+/// 0x710, `55_sass.csv.gz` at 0xa00) the branch follows the `try_wait` at once and the
 /// advance runs after the wait.
 pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, out: &mut Vec<Instr>) {
     let side = match wait {

@@ -59,7 +59,7 @@ impl Machine {
                 ),
                 interleave_element_wise: Param::new(
                     false,
-                    "SASS of the generated FA3 consumer (sm_90a): ptxas alternates the FFMA, MUFU.EX2 and FADD of the softmax pair by pair (calibration/sass/README.md, docs/validation.md 'The FA3 consumer's step without memory'); H200 stall sampling of #70 puts 75% of the MUFU.EX2 samples on wait and 3% on mio_throttle (calibration/results/validate_stalls/70_sass.csv)",
+                    "SASS of the generated FA3 consumer (sm_90a): ptxas alternates the FFMA, MUFU.EX2 and FADD of the softmax pair by pair (calibration/sass/README.md, docs/validation.md 'The FA3 consumer's step without memory'); H200 stall sampling of #70 puts 75% of the MUFU.EX2 samples on wait and 3% on mio_throttle (calibration/results/validate_stalls/70_sass.csv.gz)",
                 ),
                 fixed_stall_cycles: Param::new(
                     2.2,
