@@ -108,6 +108,12 @@ enum Command {
         /// three switches below).
         #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
         wgmma_descriptors_before_each: Option<bool>,
+        /// Predict with a `wgmma` group's start running from its fence, before the arithmetic
+        /// of its first MMA's descriptors, where that arithmetic is placed before the MMA
+        /// (`tensor.issue.wgmma.group_start_from_fence`; with `--mma-placement` or
+        /// `--wgmma-descriptors-before-each`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        wgmma_group_start_from_fence: Option<bool>,
         /// Predict with a hit on a tile whose lines an earlier load is still filling from HBM
         /// waiting for them (`l2.hit_waits_for_fill`).
         #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
@@ -317,6 +323,7 @@ fn run(args: Args) -> Result<(), String> {
             tma_miss_extra_latency,
             tma_miss_extra_latency_loaded,
             wgmma_descriptors_before_each,
+            wgmma_group_start_from_fence,
             l2_hit_waits_for_fill,
             interleave_element_wise,
             fold_zero_fill,
@@ -376,6 +383,7 @@ fn run(args: Args) -> Result<(), String> {
                     tma_miss_extra_latency,
                     tma_miss_extra_latency_loaded,
                     wgmma_descriptors_before_each,
+                    wgmma_group_start_from_fence,
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
                     fold_zero_fill,
@@ -452,6 +460,7 @@ struct Overrides {
     tma_miss_extra_latency: Option<u32>,
     tma_miss_extra_latency_loaded: Option<u32>,
     wgmma_descriptors_before_each: Option<bool>,
+    wgmma_group_start_from_fence: Option<bool>,
     l2_hit_waits_for_fill: Option<bool>,
     interleave_element_wise: Option<bool>,
     fold_zero_fill: Option<bool>,
@@ -520,6 +529,7 @@ fn predict_all(
     }
     if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma {
         descriptors_before_each,
+        group_start_from_fence,
         descriptor_cycles_ss,
         descriptor_cycles_rs,
         ..
@@ -527,6 +537,9 @@ fn predict_all(
     {
         if let Some(on) = overrides.wgmma_descriptors_before_each {
             descriptors_before_each.value = on;
+        }
+        if let Some(on) = overrides.wgmma_group_start_from_fence {
+            group_start_from_fence.value = on;
         }
         if let Some(c) = overrides.wgmma_descriptor_cycles {
             descriptor_cycles_ss.value = c.ss;

@@ -168,7 +168,8 @@ pub fn simulate_micro(machine: &Machine, kernel: &MicroKernel, opts: &SimOptions
     let clock = opts.clock(machine)?;
     // Micro-benchmarks are timed from their first instruction, as the measured ones are
     // (`clock64` inside the kernel): no CTA start-up.
-    let timing = Timing { cta_start: 0, ..Timing::new(machine, clock) };
+    let timing =
+        Timing { cta_start: 0, descriptor_placement: opts.descriptor_placement.clone(), ..Timing::new(machine, clock) };
     let shape = kernel.shape();
     let threads = shape.warps * machine.issue.warp_size.value;
     let block = BlockResources::new(threads, kernel.regs_per_thread, 0, 0);
@@ -305,7 +306,7 @@ mod tests {
         use crate::dsl::Op;
         use crate::sim::lower::{Issuer, lower};
         let groups = 50;
-        let timing = Timing { descriptor_placement: placement, ..Timing::new(machine, 1.83) };
+        let timing = Timing { descriptor_placement: placement.clone(), ..Timing::new(machine, 1.83) };
         let op = Op::Mma { m: 64, n, k: 128, dtype: DType::Bf16, a_in_registers };
         let mut group = Vec::new();
         assert_eq!(lower(&op, Issuer::uniform(128), &timing, &mut group), Ok(()));
@@ -316,7 +317,8 @@ mod tests {
         }
         program.push(Instr::Wait(Wait::Mma { pending: 0 }));
         let kernel = MicroKernel::new(vec![MicroInstance { name: "wgmma", warps: 4, program }]);
-        match simulate_micro(machine, &kernel, &SimOptions::default()) {
+        let opts = SimOptions { descriptor_placement: placement, ..SimOptions::default() };
+        match simulate_micro(machine, &kernel, &opts) {
             Ok(r) => r.cycles as f64 / f64::from(groups),
             Err(e) => panic!("{e}"),
         }
@@ -348,6 +350,31 @@ mod tests {
             placed_group_cycles(&machine, 64, false, DescriptorPlacement::default(), 0)
         };
         assert!(whole(49) - whole(0) > 20.0, "{:.0} -> {:.0}", whole(0), whole(49));
+    }
+
+    #[test]
+    fn a_group_start_from_the_fence_hides_under_the_arithmetic_ahead_of_the_first_mma() {
+        // All of a group's descriptor arithmetic ahead of its first MMA (front-loaded, as
+        // ptxas hoists it in the GEMMs): from the first `wgmma` the start adds to the
+        // arithmetic, from the fence (`group_start_from_fence`) it runs under it. The group
+        // at once, its arithmetic after it, has no arithmetic ahead: the switch changes nothing.
+        let time = |start: u32, from_fence: bool, placement: DescriptorPlacement| {
+            let mut machine = h100();
+            if let MmaIssue::WarpgroupWgmma { group_start_cycles, group_start_from_fence, .. } =
+                &mut machine.tensor.issue
+            {
+                group_start_cycles.value = start;
+                group_start_from_fence.value = from_fence;
+            }
+            placed_group_cycles(&machine, 64, false, placement, 0)
+        };
+        let front = || DescriptorPlacement { ss: Some(vec![40, 0, 0, 0, 0, 0, 0, 0]), rs: None };
+        let from_issue = time(49, false, front()) - time(0, false, front());
+        let from_fence = time(49, true, front()) - time(0, true, front());
+        assert!(from_issue > 40.0, "the start after the arithmetic: {from_issue:.0} cycles a group");
+        assert!(from_fence < 5.0, "the start under the arithmetic: {from_fence:.0} cycles a group");
+        let whole = |from_fence: bool| time(49, from_fence, DescriptorPlacement::default());
+        assert_eq!(whole(true), whole(false));
     }
 
     #[test]

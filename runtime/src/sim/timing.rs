@@ -112,6 +112,9 @@ pub struct Timing {
     /// Each `wgmma` of a group issues after its own descriptor arithmetic (else the group at
     /// once, the arithmetic after it).
     pub mma_descriptors_before_each: bool,
+    /// A `wgmma` group's start runs from its fence, before the arithmetic that builds its
+    /// first MMA's descriptors, where the lowering places that arithmetic before the MMA.
+    pub mma_group_start_from_fence: bool,
     /// Where the kernel's compiled code builds its groups' descriptors, where known
     /// ([`super::SimOptions::descriptor_placement`]); before the machine's rule.
     pub descriptor_placement: DescriptorPlacement,
@@ -256,6 +259,10 @@ impl Timing {
                 MmaIssue::WarpgroupWgmma { descriptors_before_each, .. } => descriptors_before_each.value,
                 MmaIssue::SingleThreadTcgen05 { .. } => false,
             },
+            mma_group_start_from_fence: match t.issue {
+                MmaIssue::WarpgroupWgmma { group_start_from_fence, .. } => group_start_from_fence.value,
+                MmaIssue::SingleThreadTcgen05 { .. } => false,
+            },
             descriptor_placement: DescriptorPlacement::default(),
             mma_descriptor_stall: match t.issue {
                 MmaIssue::WarpgroupWgmma { descriptor_cycles_ss, descriptor_cycles_rs, .. } => [
@@ -333,6 +340,13 @@ impl Timing {
             ExecPipe::Fma | ExecPipe::Alu | ExecPipe::Uniform => 0,
             ExecPipe::Mufu | ExecPipe::Lsu => self.mio_queue * self.pipe(pipe).interval,
         }
+    }
+
+    /// Whether a `wgmma` group of `a_in_registers`'s form has its first MMA's descriptor
+    /// arithmetic lowered between its fence and that MMA (a kernel's placement, or the
+    /// machine's `descriptors_before_each`), rather than after the group.
+    pub fn descriptors_lead(&self, a_in_registers: bool) -> bool {
+        self.descriptor_placement.of(a_in_registers).is_some() || self.mma_descriptors_before_each
     }
 
     /// Tensor FMAs per cycle per SM for operands of `dtype`.

@@ -311,6 +311,11 @@ pub enum MmaIssue {
         /// descriptors (as the compiled code orders them), rather than the whole group at once
         /// with that arithmetic after it.
         descriptors_before_each: Param<bool>,
+        /// Whether [`MmaIssue::WarpgroupWgmma::group_start_cycles`] runs from the group's
+        /// fence (`wgmma.fence`, issued before the arithmetic that builds the first MMA's
+        /// descriptors) rather than from its first `wgmma`: where that arithmetic issues
+        /// between the two (descriptors placed before their MMAs), the start hides under it.
+        group_start_from_fence: Param<bool>,
         /// Cycles the compiled code spends on the arithmetic that builds one `wgmma`'s
         /// descriptors with both operands in shared memory (SS): ptxas's fixed stalls
         /// between two MMAs of a group, each counted instruction holding its warp for its
@@ -340,6 +345,7 @@ impl Audit for MmaIssue {
                 group_start_cycles,
                 instr_interval_per_column,
                 descriptors_before_each,
+                group_start_from_fence,
                 descriptor_cycles_ss,
                 descriptor_cycles_rs,
             } => {
@@ -348,6 +354,7 @@ impl Audit for MmaIssue {
                 audit_field(group_start_cycles, "group_start_cycles", path, out);
                 audit_field(instr_interval_per_column, "instr_interval_per_column", path, out);
                 audit_field(descriptors_before_each, "descriptors_before_each", path, out);
+                audit_field(group_start_from_fence, "group_start_from_fence", path, out);
                 audit_field(descriptor_cycles_ss, "descriptor_cycles_ss", path, out);
                 audit_field(descriptor_cycles_rs, "descriptor_cycles_rs", path, out);
             }

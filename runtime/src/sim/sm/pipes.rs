@@ -155,6 +155,12 @@ impl Sm {
         }
         match head {
             Instr::Exec { dep: Dep::Descriptor { a_in_registers }, .. } => {
+                // The first descriptor instruction since the warp's last collective follows
+                // the fence of the group whose MMA comes next.
+                let warp = &mut self.warps[w];
+                if warp.fence.is_none_or(|(k, _)| k != warp.collectives) {
+                    warp.fence = Some((warp.collectives, t));
+                }
                 // The descriptors' own stall where the machine has one, else the mean's;
                 // stretched while the warp's own warpgroup has a group in flight.
                 let own = timing.mma_descriptor_stall[usize::from(a_in_registers)];

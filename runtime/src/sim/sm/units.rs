@@ -110,6 +110,17 @@ impl Sm {
         self.instance_warps(warp.resident as usize, inst, env).all(|x| self.warps[x].collectives >= k)
     }
 
+    /// The latest fence of the instance's warps before the collective warp `w` has just
+    /// issued, if the warps issued descriptor arithmetic after one.
+    fn latest_fence(&self, w: usize, env: &Env<'_>) -> Option<u64> {
+        let warp = &self.warps[w];
+        let inst = &env.shape.instances[warp.instance as usize];
+        let k = warp.collectives - 1;
+        self.instance_warps(warp.resident as usize, inst, env)
+            .filter_map(|x| self.warps[x].fence.filter(|&(at, _)| at == k).map(|(_, t)| t))
+            .max()
+    }
+
     /// The instance of warp `w` performs collective `instr` at `t`.
     pub(super) fn fire(&mut self, w: usize, instr: Instr, t: u64, env: &Env<'_>, mem: &mut MemorySystem) {
         let timing = env.timing;
@@ -126,7 +137,9 @@ impl Sm {
                 };
                 let latency = (latency as f64).max(occupancy);
                 // A group's first `wgmma` reaches the tensor cores `mma_group_start` after its
-                // issue; the later ones of the group (issued one by one where the lowering
+                // issue (or, with `mma_group_start_from_fence` where its descriptors are built
+                // between the two, after the instance's latest fence, and not before its
+                // issue); the later ones of the group (issued one by one where the lowering
                 // places descriptor arithmetic between them) as they issue, and each at least
                 // `mma_instr_interval_per_column` N cycles after the one before.
                 let wgmma = matches!(instr, Instr::Mma { .. });
@@ -134,8 +147,13 @@ impl Sm {
                 let state = &self.residents[resident].instances[instance];
                 let interval = if wgmma { timing.mma_instr_interval_per_column * f64::from(n) } else { 0.0 };
                 let open = state.mma_open.filter(|_| wgmma);
+                let from = if wgmma && timing.mma_group_start_from_fence && timing.descriptors_lead(a_in_registers) {
+                    self.latest_fence(w, env).unwrap_or(t)
+                } else {
+                    t
+                };
                 let start = if wgmma && open.is_none() { timing.mma_group_start } else { 0 };
-                let mut reach = (t + start) as f64;
+                let mut reach = (from + start).max(t) as f64;
                 if let Some(open) = open {
                     reach = reach.max(open.reach + interval);
                 }

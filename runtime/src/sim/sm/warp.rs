@@ -62,6 +62,9 @@ pub(super) struct Warp {
     pub wait_started: bool,
     /// When the warp issued the [`Instr::TryWait`] of the wait ahead, if it did.
     pub try_wait_at: Option<u64>,
+    /// The warp's latest `wgmma` fence: the index of the collective it comes before and the
+    /// cycle the first descriptor instruction after the collective before it issued.
+    pub fence: Option<(u32, u64)>,
     /// Uses of `barrier.cluster` the warp has arrived at.
     pub cluster_syncs: u32,
     /// The use of the named barrier the warp arrived at.
@@ -98,6 +101,7 @@ impl Warp {
             stall_debt: 0.0,
             wait_started: false,
             try_wait_at: None,
+            fence: None,
             cluster_syncs: 0,
             named_generation: 0,
             waits_passed: 0,
