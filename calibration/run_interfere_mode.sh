@@ -26,11 +26,13 @@
 #               kernels build them) or once before it, the other warpgroup idle or running SS
 #               groups
 #               (results/issue)
+#   fence       item 46: a chain of dependent mad.lo.u32 before or after a group's fence, the
+#               group's start hidden under it or not (results/fence)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight|issue [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight|issue|fence [outdir]}"
 BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
@@ -49,7 +51,9 @@ case "$MODE" in
              COUNT='HGMMA\.[0-9x]+\.F32\.BF16|VIADD|IADD3|LOP3\.LUT|MOV|IMAD\.WIDE[A-Z0-9.]*|S2R|S2UR|SYNCS\.ARRIVE[A-Z0-9.]*' ;;
   issue) BIN=bench_issue; DEFAULT=issue; KERNELS='issue_pieces'
          COUNT='HGMMA\.[0-9x]+\.F32\.BF16|LOP3\.LUT|SHF\.R\.U64|R2UR|VIADD|IADD3' ;;
-  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked, in_flight or issue" >&2; exit 2 ;;
+  fence) BIN=bench_issue; DEFAULT=fence; KERNELS='fence_pad'
+         COUNT='HGMMA\.[0-9x]+\.F32\.BF16|WARPGROUP\.ARRIVE|WARPSYNC[A-Z.]*|IMAD|R2UR' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked, in_flight, issue or fence" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"

@@ -1,8 +1,9 @@
-// Item 45 (prepared, not yet run): a group's issue with its descriptors built in the loop
-// from a per-thread address, as the generated kernels build them, or once before the loop;
-// the kernels and what they time are in bench_issue_kernels.cuh. Per configuration: cycles from warpgroup 0's
-// fence to its commit (the issue) and to the end of `wait_group 0` (the group), medians over
-// 132 SMs x 3 launches x 4 warps, per group and per MMA.
+// Item 45 (`issue`): a group's issue with its descriptors built in the loop from a
+// per-thread address, as the generated kernels build them, or once before the loop; item 46
+// (`fence`): a dependent chain before or after the group's fence, where the start runs from.
+// The kernels and what they time are in bench_issue_kernels.cuh. Per configuration: cycles
+// from warpgroup 0's pass start to its commit (the issue) and to the end of `wait_group 0`
+// (the group), medians over 132 SMs x 3 launches x 4 warps, per group.
 #include <cstring>
 
 #include "common.h"
@@ -40,6 +41,38 @@ static void run_issue() {
   emit(name, stats_of(group_cycles), "cycles a group, fence to the end of wait_group 0", method);
 }
 
+template <int WHERE, int K, int G>
+static void run_fence() {
+  auto k = issue::fence_pad<WHERE, K, G>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const int sms = num_sms(), passes = 256;
+  std::vector<double> issue_cycles, group_cycles, tail_cycles;
+  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
+    for (int c = 0; c < sms; ++c) {
+      for (int w = 0; w < 4; ++w) {
+        const double issue = (double)o[(c * 4 + w) * 2] / passes, group = (double)o[(c * 4 + w) * 2 + 1] / passes;
+        issue_cycles.push_back(issue);
+        group_cycles.push_back(group);
+        tail_cycles.push_back(group - issue);
+      }
+    }
+  }
+  const char* where = WHERE == issue::PAD_NONE ? "none" : WHERE == issue::PAD_BEFORE ? "before" : "after";
+  char name[96], method[400];
+  snprintf(method, sizeof method,
+           "1 CTA/SM of 2 warpgroups on %d SMs x 3 launches; warpgroup 0: {t0; %s fence; %s %d wgmma m64n128k16 "
+           "SS; commit; t1; wait_group 0; t2} x %d passes (the chain: %d dependent mad.lo.u32 seeded by a clock "
+           "read); warpgroup 1: idle",
+           sms, WHERE == issue::PAD_BEFORE ? "chain; bar.warp.sync on its result;" : "",
+           WHERE == issue::PAD_AFTER ? "chain;" : "", G, passes, K);
+  snprintf(name, sizeof name, "fence_g%d_k%d_%s_issue", G, K, where);
+  emit(name, stats_of(issue_cycles), "cycles a group, t0 to commit", method);
+  snprintf(name, sizeof name, "fence_g%d_k%d_%s_group", G, K, where);
+  emit(name, stats_of(group_cycles), "cycles a group, t0 to the end of wait_group 0", method);
+  snprintf(name, sizeof name, "fence_g%d_k%d_%s_tail", G, K, where);
+  emit(name, stats_of(tail_cycles), "cycles a group, commit to the end of wait_group 0", method);
+}
+
 int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, 132 * 8 * 2 * 8));
   CK(cudaMalloc(&d_sink, 4096 * 4));
@@ -55,6 +88,16 @@ int main(int argc, char** argv) {
     run_issue<issue::BUILD_EACH, issue::OTHER_SS, 8>();
     return 0;
   }
-  fprintf(stderr, "usage: bench_issue issue\n");
+  if (argc > 1 && strcmp(argv[1], "fence") == 0) {
+    run_fence<issue::PAD_NONE, 0, 4>();
+    run_fence<issue::PAD_BEFORE, 16, 4>();
+    run_fence<issue::PAD_AFTER, 16, 4>();
+    run_fence<issue::PAD_BEFORE, 32, 4>();
+    run_fence<issue::PAD_AFTER, 32, 4>();
+    run_fence<issue::PAD_BEFORE, 32, 8>();
+    run_fence<issue::PAD_AFTER, 32, 8>();
+    return 0;
+  }
+  fprintf(stderr, "usage: bench_issue issue|fence\n");
   return 2;
 }

@@ -35,6 +35,36 @@ __device__ __forceinline__ u64 desc_here(u64 address, u64 offset) {
   return d;
 }
 
+// Commits the group and reads t1, waits for it and reads t2; past the two warm-up passes,
+// adds t1 - t0 (the issue) and t2 - t0 (the group) to the warp's sums.
+__device__ __forceinline__ void close_group(long long t0, int it, long long& issue, long long& group) {
+  wss_commit();
+  long long t1 = clock64();
+  wss_wait0();
+  long long t2 = clock64();
+  if (it >= 2) {
+    issue += t1 - t0;
+    group += t2 - t0;
+  }
+}
+
+// Lane 0 of each warp of warpgroup 0 writes the warp's two sums.
+__device__ __forceinline__ void write_sums(long long* out, long long issue, long long group) {
+  if ((threadIdx.x & 31) == 0) {
+    out[(blockIdx.x * 4 + threadIdx.x / 32) * 2] = issue;
+    out[(blockIdx.x * 4 + threadIdx.x / 32) * 2 + 1] = group;
+  }
+}
+
+// Keeps the accumulator live (the MMAs are not dead code).
+__device__ __forceinline__ void keep_live(float (&d)[64], float* sink) {
+  wss_keep(d);
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < 64; ++i) s += d[i];
+  if (s == 1234.5f) sink[threadIdx.x] = s;
+}
+
 template <int BUILD, int OTHER, int G>
 __global__ void __launch_bounds__(256, 1) issue_pieces(long long* out, float* sink, int passes) {
   extern __shared__ unsigned char raw[];
@@ -93,26 +123,72 @@ __global__ void __launch_bounds__(256, 1) issue_pieces(long long* out, float* si
           wss_mma(d, da_once[k], db_once[k]);
         }
       }
-      wss_commit();
-      long long t1 = clock64();
-      wss_wait0();
-      long long t2 = clock64();
-      if (it >= 2) {
-        issue += t1 - t0;
-        group += t2 - t0;
-      }
+      close_group(t0, it, issue, group);
     }
     if (threadIdx.x == 0) done = 1;
-    if ((threadIdx.x & 31) == 0) {
-      out[(blockIdx.x * 4 + threadIdx.x / 32) * 2] = issue;
-      out[(blockIdx.x * 4 + threadIdx.x / 32) * 2 + 1] = group;
-    }
+    write_sums(out, issue, group);
   }
-  wss_keep(d);
-  float s = 0;
+  keep_live(d, sink);
+}
+
+// Item 46: where a group's start runs from. A chain of K dependent `mad.lo.u32` (about
+// 4 cycles each) seeded by a clock read, 0 at run time (`zero` comes from shared memory) but
+// neither foldable nor movable above its clock read by ptxas, sits after the group's fence
+// (PAD_AFTER) or before it, held there by a `bar.warp.sync` whose mask it feeds
+// (PAD_BEFORE); PAD_NONE has no chain. Its result offsets the first `wgmma`'s descriptors
+// (by 0) in both placements, so that MMA issues a few instructions after the chain either
+// way; the other descriptors are built once, before the loop. (A `bar.warp.sync` after the
+// fence makes ptxas inject a second `WARPGROUP.ARRIVE` before the first `HGMMA`, so
+// PAD_AFTER does without it.) If the start runs from the first `wgmma`, PAD_AFTER and
+// PAD_BEFORE take the same time from the chain's end to the group's end; if it runs from
+// the fence, PAD_AFTER hides the start under the chain.
+enum { PAD_NONE = 0, PAD_BEFORE = 1, PAD_AFTER = 2 };
+
+template <int K>
+__device__ __forceinline__ u32 pad_chain(u32 zero) {
+  u32 c;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
+  u32 x = min(c, zero);
 #pragma unroll
-  for (int i = 0; i < 64; ++i) s += d[i];
-  if (s == 1234.5f) sink[threadIdx.x] = s;
+  for (int i = 0; i < K; ++i) asm volatile("mad.lo.u32 %0, %0, %0, %1;" : "+r"(x) : "r"(zero));
+  return x;
+}
+
+template <int WHERE, int K, int G>
+__global__ void __launch_bounds__(256, 1) fence_pad(long long* out, float* sink, int passes) {
+  extern __shared__ unsigned char raw[];
+  __shared__ u32 word[32];
+  const u32 base = wss_fill_tiles(raw);
+  if (threadIdx.x < 32) word[threadIdx.x] = 0;
+  __syncthreads();
+  float d[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0.f;
+  if (threadIdx.x < 128) {
+    const u32 zero = word[threadIdx.x & 31];
+    u64 da[G], db[G];
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      da[k] = desc_of(base + 32 * (k & 3));
+      db[k] = desc_of(base + 8192 + 32 * (k & 3));
+    }
+    long long issue = 0, group = 0;
+    for (int it = 0; it < passes + 2; ++it) {
+      long long t0 = clock64();
+      u32 x = 0;
+      if (WHERE == PAD_BEFORE) {
+        x = pad_chain<K>(zero);
+        __syncwarp(0xffffffffu ^ x);
+      }
+      wss_fence();
+      if (WHERE == PAD_AFTER) x = pad_chain<K>(zero);
+#pragma unroll
+      for (int k = 0; k < G; ++k) wss_mma(d, da[k] + (k == 0 ? x : 0), db[k] + (k == 0 ? x : 0));
+      close_group(t0, it, issue, group);
+    }
+    write_sums(out, issue, group);
+  }
+  keep_live(d, sink);
 }
 
 }  // namespace issue

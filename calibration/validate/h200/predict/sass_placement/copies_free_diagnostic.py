@@ -11,7 +11,9 @@ The rows (`diagnostic_copies_free_*.csv`, log beside them): `validate run --ids 
 --clocks-from calibration/validate/model_clock.csv --copies-free`, then with
 `--mma-placement calibration/validate/mma_placement.csv` and with that and
 `--descriptor-latency-factor-own 1.6`; `_placement_start_once.csv` with the placement alone
-and the build with the fix (`runtime/src/sim/sm/units.rs`)."""
+and the build with the fix (`runtime/src/sim/sm/units.rs`); `_placement_fence.csv` with the
+placement and `--wgmma-group-start-from-fence` (the group start from the fence, before the
+arithmetic of the first MMA's descriptors)."""
 import csv
 import os
 import re
@@ -34,19 +36,22 @@ def model(name):
 
 
 h = h200()
-names = ("current", "placement", "trial", "placement_start_once")
-now, placed, both, once = (model(f"diagnostic_copies_free_{n}.csv") for n in names)
-print("| # | configuration | H200 without loads | model now | placement | placement and x1.60 | placement, start once |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-for i in sorted(set(now) & set(placed) & set(both) & set(once)):
+names = ("current", "placement", "trial", "placement_start_once", "placement_fence")
+now, placed, both, once, fence = (model(f"diagnostic_copies_free_{n}.csv") for n in names)
+print("| # | configuration | H200 without loads | model now | placement | placement and x1.60 | placement, start once "
+      "| placement, start from the fence |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for i in sorted(set(now) & set(placed) & set(both) & set(once) & set(fence)):
     name, cycles = h[i]
     cell = lambda m: f"{m[i]:,} ({100 * (m[i] / cycles - 1):+.1f}%)"  # noqa: E731
-    print(f"| {i} | {name} | {cycles:,} | {cell(now)} | {cell(placed)} | {cell(both)} | {cell(once)} |")
+    print(f"| {i} | {name} | {cycles:,} | {cell(now)} | {cell(placed)} | {cell(both)} | {cell(once)} | {cell(fence)} |")
 print()
-print("| delta against ping-pong + overlap | H200 | model now | placement | placement and x1.60 | placement, start once |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
+print("| delta against ping-pong + overlap | H200 | model now | placement | placement and x1.60 | placement, start once "
+      "| placement, start from the fence |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for base, ids in ((70, (71, 72, 73)), (120, (121, 122, 123))):
     for i in ids:
         delta = lambda m: f"{100 * (m[i] / m[base] - 1):+.1f}%"  # noqa: E731
         ours = 100 * (h[i][1] / h[base][1] - 1)
-        print(f"| {h[i][0]} | {ours:+.1f}% | {delta(now)} | {delta(placed)} | {delta(both)} | {delta(once)} |")
+        print(f"| {h[i][0]} | {ours:+.1f}% | {delta(now)} | {delta(placed)} | {delta(both)} | {delta(once)} "
+              f"| {delta(fence)} |")
