@@ -218,7 +218,7 @@ impl Machine {
                     ),
                     group_start_from_fence: Param::new(
                         false,
-                        "SASS of the generated kernels (calibration/sass/README.md): each group's fence (WARPGROUP.ARRIVE) issues before the arithmetic of its first HGMMA's descriptors (ws_gemm 128x128: 25 instructions between them, FA3 d 64 S: 9). Kept false: group_start_cycles above was fitted on loops that issue fence and first wgmma back to back (item 18), which cannot tell the two readings apart; calibration item 46 (a dependent chain before or after the fence) measures it; takes effect only where the arithmetic is placed before the MMAs (descriptors_before_each, a kernel's placement)",
+                        "measured: the start runs from the first wgmma, not from the fence (WARPGROUP.ARRIVE, which the generated kernels' SASS issues before the arithmetic of the first HGMMA's descriptors): with 16 or 32 dependent IMAD between the fence and the first wgmma, the group ends as long after its commit as with them before the fence (tails 254.6 / 254.6, 246.5 / 248.5 cycles; from the fence the chain would hide the start, 38-45 cycles shorter), calibration/results/fence/fence.log (H200, item 46); takes effect only where the arithmetic is placed before the MMAs (descriptors_before_each, a kernel's placement)",
                     ),
                     descriptor_cycles_ss: Param::new(
                         33.2,
