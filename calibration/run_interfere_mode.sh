@@ -28,11 +28,13 @@
 #               (results/issue)
 #   fence       item 46: a chain of dependent mad.lo.u32 before or after a group's fence, the
 #               group's start hidden under it or not (results/fence)
+#   queued      item 47: a group's issue with its own previous group (wait_group 1) or the
+#               other warpgroup's groups on the tensor cores (results/queued)
 # On the device tool:  bash calibration/run_interfere_mode.sh MODE      (writes into $OUT)
 # Anywhere else:       bash calibration/run_interfere_mode.sh MODE [outdir]
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
-MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight|issue|fence [outdir]}"
+MODE="${1:?usage: run_interfere_mode.sh pairs|chains|int_chains|wait_after|wait_shape|blocked|in_flight|issue|fence|queued [outdir]}"
 BIN=bench_interfere
 case "$MODE" in
   pairs) DEFAULT=pipe_pairs; KERNELS='interfereILi[01]ELi(8|9|10)ELi1E'
@@ -53,7 +55,9 @@ case "$MODE" in
          COUNT='HGMMA\.[0-9x]+\.F32\.BF16|LOP3\.LUT|SHF\.R\.U64|R2UR|VIADD|IADD3' ;;
   fence) BIN=bench_issue; DEFAULT=fence; KERNELS='fence_pad'
          COUNT='HGMMA\.[0-9x]+\.F32\.BF16|WARPGROUP\.ARRIVE|WARPSYNC[A-Z.]*|IMAD|R2UR' ;;
-  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked, in_flight, issue or fence" >&2; exit 2 ;;
+  queued) BIN=bench_issue; DEFAULT=queued; KERNELS='queued_issue'
+          COUNT='HGMMA\.[0-9x]+\.F32\.BF16|WARPGROUP\.[A-Z.]+|R2UR' ;;
+  *) echo "unknown mode '$MODE': pairs, chains, int_chains, wait_after, wait_shape, blocked, in_flight, issue, fence or queued" >&2; exit 2 ;;
 esac
 HERE="$(cd "$(dirname "$0")" && pwd)"
 OUTDIR="${2:-${OUT:-$HERE/results/$DEFAULT}}"

@@ -1,6 +1,8 @@
 // Item 45 (`issue`): a group's issue with its descriptors built in the loop from a
 // per-thread address, as the generated kernels build them, or once before the loop; item 46
-// (`fence`): a dependent chain before or after the group's fence, where the start runs from.
+// (`fence`): a dependent chain before or after the group's fence, where the start runs from;
+// item 47 (`queued`): a group's issue with its own previous group or the other warpgroup's
+// groups queued on the tensor cores.
 // The kernels and what they time are in bench_issue_kernels.cuh. Per configuration: cycles
 // from warpgroup 0's pass start to its commit (the issue) and to the end of `wait_group 0`
 // (the group), medians over 132 SMs x 3 launches x 4 warps, per group.
@@ -73,6 +75,32 @@ static void run_fence() {
   emit(name, stats_of(tail_cycles), "cycles a group, commit to the end of wait_group 0", method);
 }
 
+template <int W, int OTHER>
+static void run_queued() {
+  auto k = issue::queued_issue<W, OTHER>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const int sms = num_sms(), passes = 256;
+  std::vector<double> issue_cycles, group_cycles;
+  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
+    for (int c = 0; c < sms; ++c) {
+      for (int w = 0; w < 4; ++w) {
+        issue_cycles.push_back((double)o[(c * 4 + w) * 2] / passes);
+        group_cycles.push_back((double)o[(c * 4 + w) * 2 + 1] / passes);
+      }
+    }
+  }
+  const char* other = OTHER == issue::OTHER_SS ? "ss" : "idle";
+  char name[96], method[400];
+  snprintf(method, sizeof method,
+           "1 CTA/SM of 2 warpgroups on %d SMs x 3 launches; warpgroup 0: {t0; fence; 4 wgmma m64n128k16 SS; "
+           "commit; t1; wait_group %d; t2} x %d passes, two accumulators in turn; warpgroup 1: %s",
+           sms, W, passes, OTHER == issue::OTHER_SS ? "groups of 4 wgmma m64n128k16 SS back to back" : "idle");
+  snprintf(name, sizeof name, "queued_w%d_%s_issue", W, other);
+  emit(name, stats_of(issue_cycles), "cycles a group, t0 to commit", method);
+  snprintf(name, sizeof name, "queued_w%d_%s_group", W, other);
+  emit(name, stats_of(group_cycles), "cycles a group, t0 to the end of the wait", method);
+}
+
 int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, 132 * 8 * 2 * 8));
   CK(cudaMalloc(&d_sink, 4096 * 4));
@@ -98,6 +126,13 @@ int main(int argc, char** argv) {
     run_fence<issue::PAD_AFTER, 32, 8>();
     return 0;
   }
-  fprintf(stderr, "usage: bench_issue issue|fence\n");
+  if (argc > 1 && strcmp(argv[1], "queued") == 0) {
+    run_queued<0, issue::OTHER_IDLE>();
+    run_queued<1, issue::OTHER_IDLE>();
+    run_queued<0, issue::OTHER_SS>();
+    run_queued<1, issue::OTHER_SS>();
+    return 0;
+  }
+  fprintf(stderr, "usage: bench_issue issue|fence|queued\n");
   return 2;
 }

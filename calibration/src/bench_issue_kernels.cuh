@@ -35,12 +35,14 @@ __device__ __forceinline__ u64 desc_here(u64 address, u64 offset) {
   return d;
 }
 
-// Commits the group and reads t1, waits for it and reads t2; past the two warm-up passes,
-// adds t1 - t0 (the issue) and t2 - t0 (the group) to the warp's sums.
+// Commits the group and reads t1, waits until at most W groups are in flight and reads t2;
+// past the two warm-up passes, adds t1 - t0 (the issue) and t2 - t0 (the group) to the
+// warp's sums.
+template <int W = 0>
 __device__ __forceinline__ void close_group(long long t0, int it, long long& issue, long long& group) {
   wss_commit();
   long long t1 = clock64();
-  wss_wait0();
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(W) : "memory");
   long long t2 = clock64();
   if (it >= 2) {
     issue += t1 - t0;
@@ -189,6 +191,65 @@ __global__ void __launch_bounds__(256, 1) fence_pad(long long* out, float* sink,
     write_sums(out, issue, group);
   }
   keep_live(d, sink);
+}
+
+// Item 47: a group's issue with groups already queued on the tensor cores. Warpgroup 0
+// issues {t0; fence; 4 wgmma m64n128k16 SS; commit; t1; wait_group W; t2}: W = 1 leaves its
+// previous group in flight at each issue (two accumulators, alternating, so that the groups
+// do not depend on each other), W = 0 none; the other warpgroup idle or running SS groups
+// of 4 back to back. If a `wgmma` waits for room on the tensor cores before it issues,
+// W = 1 (and the other warpgroup's groups) lengthen the issue, t1 - t0.
+template <int W, int OTHER>
+__global__ void __launch_bounds__(256, 1) queued_issue(long long* out, float* sink, int passes) {
+  extern __shared__ unsigned char raw[];
+  __shared__ volatile int done;
+  __shared__ int stop;
+  const u32 base = wss_fill_tiles(raw);
+  if (threadIdx.x == 0) done = 0;
+  __syncthreads();
+  float a[64], b[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) a[i] = b[i] = 0.f;
+  const u64 da = wss_desc(base), db = wss_desc(base + 8192);
+  if (threadIdx.x >= 128) {
+    if (OTHER == OTHER_SS) {
+      for (;;) {
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        if (threadIdx.x == 128) stop = done;
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        if (stop) break;
+        wss_fence();
+#pragma unroll
+        for (int k = 0; k < 4; ++k) wss_mma(a, da + 2 * k, db + 2 * k);
+        wss_commit();
+        wss_wait0();
+      }
+    }
+  } else {
+    long long issue = 0, group = 0;
+    if (OTHER == OTHER_SS) {
+      long long until = clock64() + 4000;  // the other warpgroup's MMAs are running by now
+      while (clock64() < until) {
+      }
+    }
+    for (int it = 0; it < passes + 2; it += 2) {
+      long long t0 = clock64();
+      wss_fence();
+#pragma unroll
+      for (int k = 0; k < 4; ++k) wss_mma(a, da + 2 * k, db + 2 * k);
+      close_group<W>(t0, it, issue, group);
+      t0 = clock64();
+      wss_fence();
+#pragma unroll
+      for (int k = 0; k < 4; ++k) wss_mma(b, da + 2 * k, db + 2 * k);
+      close_group<W>(t0, it + 1, issue, group);
+    }
+    wss_wait0();
+    if (threadIdx.x == 0) done = 1;
+    write_sums(out, issue, group);
+  }
+  keep_live(a, sink);
+  keep_live(b, sink);
 }
 
 }  // namespace issue
