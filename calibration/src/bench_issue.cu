@@ -15,12 +15,12 @@ static long long* d_out;
 static float* d_sink;
 static const int kSmem = 1024 + kOneCtaPerSmSmem;  // forces 1 CTA/SM
 
-template <int BUILD, int OTHER, int G>
-static void run_issue() {
-  auto k = issue::issue_pieces<BUILD, OTHER, G>;
+// Launches `k` on every SM three times (one CTA each, 1 CTA/SM) and collects each warp of
+// warpgroup 0's mean issue and group cycles a pass.
+template <typename Kernel>
+static void collect(Kernel k, int passes, std::vector<double>& issue_cycles, std::vector<double>& group_cycles) {
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  const int sms = num_sms(), passes = 256;
-  std::vector<double> issue_cycles, group_cycles;
+  const int sms = num_sms();
   for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
     for (int c = 0; c < sms; ++c) {
       for (int w = 0; w < 4; ++w) {
@@ -29,6 +29,13 @@ static void run_issue() {
       }
     }
   }
+}
+
+template <int BUILD, int OTHER, int G>
+static void run_issue() {
+  const int sms = num_sms(), passes = 256;
+  std::vector<double> issue_cycles, group_cycles;
+  collect(issue::issue_pieces<BUILD, OTHER, G>, passes, issue_cycles, group_cycles);
   const char* build = BUILD == issue::BUILD_EACH ? "each" : "once";
   const char* other = OTHER == issue::OTHER_SS ? "ss" : "idle";
   char name[96], method[400];
@@ -45,20 +52,10 @@ static void run_issue() {
 
 template <int WHERE, int K, int G>
 static void run_fence() {
-  auto k = issue::fence_pad<WHERE, K, G>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const int sms = num_sms(), passes = 256;
   std::vector<double> issue_cycles, group_cycles, tail_cycles;
-  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
-    for (int c = 0; c < sms; ++c) {
-      for (int w = 0; w < 4; ++w) {
-        const double issue = (double)o[(c * 4 + w) * 2] / passes, group = (double)o[(c * 4 + w) * 2 + 1] / passes;
-        issue_cycles.push_back(issue);
-        group_cycles.push_back(group);
-        tail_cycles.push_back(group - issue);
-      }
-    }
-  }
+  collect(issue::fence_pad<WHERE, K, G>, passes, issue_cycles, group_cycles);
+  for (size_t i = 0; i < issue_cycles.size(); ++i) tail_cycles.push_back(group_cycles[i] - issue_cycles[i]);
   const char* where = WHERE == issue::PAD_NONE ? "none" : WHERE == issue::PAD_BEFORE ? "before" : "after";
   char name[96], method[400];
   snprintf(method, sizeof method,
@@ -77,18 +74,9 @@ static void run_fence() {
 
 template <int W, int OTHER>
 static void run_queued() {
-  auto k = issue::queued_issue<W, OTHER>;
-  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const int sms = num_sms(), passes = 256;
   std::vector<double> issue_cycles, group_cycles;
-  for (auto& o : three_launches([&] { k<<<sms, 256, kSmem>>>(d_out, d_sink, passes); }, d_out, sms * 8)) {
-    for (int c = 0; c < sms; ++c) {
-      for (int w = 0; w < 4; ++w) {
-        issue_cycles.push_back((double)o[(c * 4 + w) * 2] / passes);
-        group_cycles.push_back((double)o[(c * 4 + w) * 2 + 1] / passes);
-      }
-    }
-  }
+  collect(issue::queued_issue<W, OTHER>, passes, issue_cycles, group_cycles);
   const char* other = OTHER == issue::OTHER_SS ? "ss" : "idle";
   char name[96], method[400];
   snprintf(method, sizeof method,

@@ -67,6 +67,22 @@ __device__ __forceinline__ void keep_live(float (&d)[64], float* sink) {
   if (s == 1234.5f) sink[threadIdx.x] = s;
 }
 
+// Warpgroup 1's work beside warpgroup 0: groups of 4 `wgmma` m64n128k16 SS back to back
+// until warpgroup 0 sets `done` (read by one thread, shared through `stop`).
+__device__ __forceinline__ void other_ss_groups(float (&d)[64], u64 da, u64 db, volatile int& done, int& stop) {
+  for (;;) {
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (threadIdx.x == 128) stop = done;
+    asm volatile("bar.sync 1, 128;" ::: "memory");
+    if (stop) break;
+    wss_fence();
+#pragma unroll
+    for (int k = 0; k < 4; ++k) wss_mma(d, da + 2 * k, db + 2 * k);
+    wss_commit();
+    wss_wait0();
+  }
+}
+
 template <int BUILD, int OTHER, int G>
 __global__ void __launch_bounds__(256, 1) issue_pieces(long long* out, float* sink, int passes) {
   extern __shared__ unsigned char raw[];
@@ -84,17 +100,7 @@ __global__ void __launch_bounds__(256, 1) issue_pieces(long long* out, float* si
   if (wg == 1) {
     if (OTHER == OTHER_SS) {
       const u64 da = wss_desc(base), db = wss_desc(base + 8192);
-      for (;;) {
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (threadIdx.x == 128) stop = done;
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (stop) break;
-        wss_fence();
-#pragma unroll
-        for (int k = 0; k < 4; ++k) wss_mma(d, da + 2 * k, db + 2 * k);
-        wss_commit();
-        wss_wait0();
-      }
+      other_ss_groups(d, da, db, done, stop);
     }
   } else {
     // A per-thread zero ptxas cannot fold, read from shared memory: the addresses below live
@@ -213,17 +219,7 @@ __global__ void __launch_bounds__(256, 1) queued_issue(long long* out, float* si
   const u64 da = wss_desc(base), db = wss_desc(base + 8192);
   if (threadIdx.x >= 128) {
     if (OTHER == OTHER_SS) {
-      for (;;) {
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (threadIdx.x == 128) stop = done;
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (stop) break;
-        wss_fence();
-#pragma unroll
-        for (int k = 0; k < 4; ++k) wss_mma(a, da + 2 * k, db + 2 * k);
-        wss_commit();
-        wss_wait0();
-      }
+      other_ss_groups(a, da, db, done, stop);
     }
   } else {
     long long issue = 0, group = 0;
