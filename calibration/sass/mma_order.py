@@ -11,16 +11,18 @@ A line reads `|ARRIVE 25 42 5 0 |DEPBAR`: after the arrive, 25 instructions, an 
 more, an HGMMA, 5, an HGMMA, none, an HGMMA, then the wait."""
 import csv
 import glob
-import gzip
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "validate"))
+from stalls import open_text  # noqa: E402
+
 DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "results", "validate_stalls")
 
 
 def order(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+    with open_text(path) as f:
         kernel = next(f).split(",")[1].strip('"')
         rows = list(csv.DictReader(f))
     out, n = [], 0

@@ -1,4 +1,5 @@
-// Item 45 (prepared): how fast one warp issues a group of `wgmma` m64n128k16 SS when each
+// Calibration items 45-47 (`issue_pieces`, `fence_pad`, `queued_issue`, each described
+// above its kernel). Item 45: how fast one warp issues a group of `wgmma` m64n128k16 SS when each
 // MMA's descriptors are built in the loop from a per-thread address the way the generated
 // kernels build them (add the k-step, `LOP3` mask, `SHF` shift, `LOP3` flag, `R2UR` into the
 // uniform registers the `HGMMA` reads; calibration items 41, 44), against descriptors built

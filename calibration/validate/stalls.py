@@ -176,11 +176,16 @@ def samples_path(d, cid):
     return None
 
 
+def open_text(path):
+    """`path` for reading as text, through gzip where it ends in `.gz`."""
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def open_samples(d, cid):
     path = samples_path(d, cid)
     if path is None:
         sys.exit(f"#{cid}: no {cid}_sass.csv.gz or {cid}_sass.csv in {d} (ncu_stalls.sh output)")
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+    return open_text(path)
 
 
 def load(cid, d=None, with_reasons=False):

@@ -156,9 +156,10 @@ impl Sm {
         match head {
             Instr::Exec { dep: Dep::Descriptor { a_in_registers }, .. } => {
                 // The first descriptor instruction since the warp's last collective follows
-                // the fence of the group whose MMA comes next.
+                // the fence of the group whose MMA comes next (kept only where the start
+                // runs from the fence).
                 let warp = &mut self.warps[w];
-                if warp.fence.is_none_or(|(k, _)| k != warp.collectives) {
+                if timing.mma_group_start_from_fence && warp.fence.is_none_or(|(k, _)| k != warp.collectives) {
                     warp.fence = Some((warp.collectives, t));
                 }
                 // The descriptors' own stall where the machine has one, else the mean's;
