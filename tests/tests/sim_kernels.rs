@@ -253,3 +253,37 @@ fn every_cta_pays_its_start_up_before_its_first_op() {
     let first = trace.events.iter().filter(|e| matches!(e.track, Track::Warp { .. })).map(|e| e.start).min();
     assert!(first.is_some_and(|t| t >= start), "first warp span at {first:?}, start-up {start}");
 }
+
+/// The kernel source line of this file that holds `text` (1-based).
+fn line_of(text: &str) -> u32 {
+    let at = include_str!("sim_kernels.rs").lines().position(|l| l.contains(text)).expect("in this file");
+    at as u32 + 1
+}
+
+/// A wait the compiled code addresses per thread (`SimOptions::wait_forms`, read from the SASS
+/// by `calibration/sass/wait_forms.py`) passes a completed phase after
+/// `sync.mbarrier_passed_wait_cycles_per_thread`, the uniform form after
+/// `sync.mbarrier_passed_wait_cycles`; a table that names other lines changes nothing.
+#[test]
+fn a_wait_addressed_per_thread_passes_a_completed_phase_later() {
+    use warpspec::sim::wait_forms::WaitForms;
+    let h200 = Machine::h200();
+    let steps = 64;
+    let args = one_short::Args { x: Global::shape_only(&[64, 16]), fills: steps, drains: steps };
+    // The loads land at once: the consumer finds each stage full and passes its wait.
+    let run = |forms: WaitForms| {
+        let opts = SimOptions { copies_free: true, wait_forms: forms, ..SimOptions::default() };
+        sim::simulate::<one_short::Kernel>(&h200, Grid::new(1, 1, 1), &args, &opts).expect("runs").cycles
+    };
+    let wait = line_of("let full = data.wait().await;");
+    let uniform = run(WaitForms::default());
+    let elsewhere = run(WaitForms::per_thread([wait + 1]));
+    let per_thread = run(WaitForms::per_thread([wait]));
+    assert_eq!(elsewhere, uniform, "a table naming other lines");
+    let extra = u64::from(h200.sync.mbarrier_passed_wait_cycles_per_thread.value)
+        - u64::from(h200.sync.mbarrier_passed_wait_cycles.value);
+    assert!(extra > 0);
+    let added = per_thread - uniform;
+    let want = steps as u64 * extra;
+    assert!(added.abs_diff(want) <= want / 10, "{added} cycles more over {steps} waits; {extra} a wait expected");
+}

@@ -22,6 +22,7 @@ mod split;
 mod svg;
 mod table;
 mod tma_ring;
+mod wait_forms;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -157,6 +158,11 @@ enum Command {
         /// `calibration/sass/mma_placement.py`); every selected kernel needs a row.
         #[arg(long)]
         mma_placement: Option<PathBuf>,
+        /// Predict each kernel with its waits' passing cost by how its compiled code addresses
+        /// their barriers, from this table (`kernel,line,form,trywaits`: `validate cubins`,
+        /// then `calibration/sass/wait_forms.py`); every selected kernel needs a row.
+        #[arg(long)]
+        wait_forms: Option<PathBuf>,
         /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
         /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
         /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
@@ -291,6 +297,21 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// A table of one row or more per kernel read from `path` (`--mma-placement`, `--wait-forms`),
+/// if given; every configuration's kernel needs a row.
+fn per_kernel_table<T>(
+    path: Option<&Path>,
+    parse: fn(&str) -> Result<std::collections::BTreeMap<String, T>, String>,
+    configs: &[Config],
+) -> Result<Option<std::collections::BTreeMap<String, T>>, String> {
+    let Some(p) = path else { return Ok(None) };
+    let table = parse(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
+    if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
+        return Err(format!("{}: no row for {}'s kernel {}", p.display(), c, c.kernel));
+    }
+    Ok(Some(table))
+}
+
 fn select(s: &Select) -> Result<Vec<Config>, String> {
     let all = split::parse(&read(&s.split)?)?;
     Ok(all
@@ -332,6 +353,7 @@ fn run(args: Args) -> Result<(), String> {
             descriptor_latency_factor_own,
             copies_free,
             mma_placement,
+            wait_forms,
             reports,
             trace_ctas,
             profile,
@@ -359,16 +381,8 @@ fn run(args: Args) -> Result<(), String> {
                 if trace_ctas.is_some() && reports.is_none() {
                     return Err("--trace-ctas: the timeline is written with --reports DIR".into());
                 }
-                let placements = match &mma_placement {
-                    Some(p) => {
-                        let table = placement::parse(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
-                        if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
-                            return Err(format!("{}: no row for {}'s kernel {}", p.display(), c, c.kernel));
-                        }
-                        Some(table)
-                    }
-                    None => None,
-                };
+                let placements = per_kernel_table(mma_placement.as_deref(), placement::parse, &configs)?;
+                let forms = per_kernel_table(wait_forms.as_deref(), wait_forms::parse, &configs)?;
                 let how = model::How {
                     resimulate,
                     reports: reports.as_deref(),
@@ -376,6 +390,7 @@ fn run(args: Args) -> Result<(), String> {
                     settle: clock_ghz.is_none(),
                     copies_free,
                     placements: placements.as_ref(),
+                    wait_forms: forms.as_ref(),
                 };
                 let overrides = Overrides {
                     l2_coalescing_window,

@@ -100,6 +100,9 @@ pub struct How<'a> {
     /// Per kernel, where its compiled code builds its descriptors
     /// (`SimOptions::descriptor_placement`); a kernel without a row: the machine's rule.
     pub placements: Option<&'a crate::placement::Placements>,
+    /// Per kernel, its waits addressed per thread (`SimOptions::wait_forms`); none: every
+    /// wait uniform.
+    pub wait_forms: Option<&'a crate::wait_forms::Forms>,
 }
 
 struct ModelLaunch<'a> {
@@ -190,6 +193,7 @@ pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Opti
     let plain = SimOptions {
         copies_free: how.copies_free,
         descriptor_placement: how.placements.and_then(|p| p.get(&config.kernel)).cloned().unwrap_or_default(),
+        wait_forms: how.wait_forms.and_then(|f| f.get(&config.kernel)).cloned().unwrap_or_default(),
         ..SimOptions::default()
     };
     let opts = match how.reports {

@@ -13,6 +13,7 @@ use super::reuse::CastOrder;
 use super::ring::{self, RingState};
 use super::sites::{Queued, SiteKind, SiteTable};
 use super::timing::Timing;
+use super::wait_forms::WaitForm;
 
 /// The backend of one CTA slot of a timing run.
 ///
@@ -141,11 +142,13 @@ impl Backend for SimBackend<'_> {
 
     fn poll_wait(&self, who: Who, wait: Wait, first: bool) -> Poll<()> {
         if first {
-            let site = self.sites.intern(who.role, self.written(who), SiteKind::of_wait(&wait));
+            let written = self.written(who);
+            let site = self.sites.intern(who.role, written, SiteKind::of_wait(&wait));
             let state = self.ring(who);
+            let form = written.map_or(WaitForm::Uniform, |(_, line)| self.timing.wait_forms.of(line));
             let mut lowered = self.lowered.borrow_mut();
             lowered.clear();
-            ring::wait(self.spec, state, wait, &mut lowered);
+            ring::wait(self.spec, state, wait, form, &mut lowered);
             let mut pending = self.pending.borrow_mut();
             if let Some(mut fill) = self.fills.release(who, None) {
                 pending.append(&mut fill);

@@ -76,6 +76,7 @@ pub fn simulate<K: Kernel>(
     let timing = Timing {
         copies_free: opts.copies_free,
         descriptor_placement: opts.descriptor_placement.clone(),
+        wait_forms: opts.wait_forms.clone(),
         ..Timing::new(machine, clock)
     };
     let occupancy = kernel_occupancy(machine, spec)?;

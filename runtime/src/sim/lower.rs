@@ -26,6 +26,7 @@ use super::mix::Mix;
 use super::timing::{ExecPipe, MmaKind, Timing};
 pub use super::tma_issue::{CopyOperands, TMA_ISSUE_INSTRS_PER_BOX, TMA_ISSUE_INSTRS_PER_BOX_PER_THREAD};
 use super::tma_issue::{tma_boxes, tma_issue, tma_load_boxes};
+use super::wait_forms::WaitForm;
 
 /// Threads that share one row of a fragment in the `wgmma` accumulator layout (a quad).
 pub const THREADS_PER_ROW: u32 = 4;
@@ -290,11 +291,14 @@ pub enum Instr {
         barrier: u16,
     },
     /// `mbarrier.try_wait` issued ahead of its branch: the [`Instr::Wait`] that follows, on a
-    /// phase already completed, passes `sync.mbarrier_passed_wait_cycles` after this issue
-    /// rather than after its own test, so the instructions between run under the
-    /// `try_wait`'s latency (where ptxas schedules independent work between the two:
-    /// [`super::ring::wait`]).
-    TryWait,
+    /// phase already completed, passes the `try_wait`'s latency for its `form`
+    /// ([`super::wait_forms`]) after this issue rather than after its own test, so the
+    /// instructions between run under that latency (where ptxas schedules independent work
+    /// between the two: [`super::ring::wait`]).
+    TryWait {
+        /// How the wait addresses its barrier.
+        form: WaitForm,
+    },
     /// A blocking wait; one issue cycle each time the warp tests it.
     Wait(Wait),
     /// Consecutive element-wise bursts interleaved as the compiler schedules them
@@ -321,7 +325,7 @@ impl Instr {
             | Instr::ClusterArrive { .. }
             | Instr::Arrive { .. }
             | Instr::NamedArrive { .. }
-            | Instr::TryWait
+            | Instr::TryWait { .. }
             | Instr::Wait(_) => 1,
         }
     }

@@ -144,6 +144,7 @@ pub fn interleave(queue: &mut Vec<Queued>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::wait_forms::WaitForm;
 
     fn burst(pipe: ExecPipe, count: u32, site: u32) -> Queued {
         Queued { instr: Instr::Exec { pipe, count, dep: Dep::Stream, elements: 1 }, site: Site(site) }
@@ -194,7 +195,7 @@ mod tests {
             instr: Instr::Exec { pipe: ExecPipe::Alu, count: 3, dep: Dep::Chain, elements: 1 },
             site: Site(7),
         };
-        let wait = Queued::unsited(Instr::TryWait);
+        let wait = Queued::unsited(Instr::TryWait { form: WaitForm::Uniform });
         let mut queue = vec![burst(ExecPipe::Alu, 62, 1), shuffle, burst(ExecPipe::Alu, 2, 1), chain, wait];
         let before = queue.clone();
         interleave(&mut queue);

@@ -32,6 +32,7 @@ pub mod sites;
 pub mod sm;
 pub mod timing;
 mod tma_issue;
+pub mod wait_forms;
 
 pub use backend::SimBackend;
 pub use clock::{Clocked, simulate_clocked};

@@ -10,6 +10,7 @@ use super::descriptors::DescriptorPlacement;
 use super::error::SimError;
 use super::machine::Machine;
 use super::sm::SchedulerPolicy;
+use super::wait_forms::WaitForms;
 
 /// Where a long run stands, handed to the progress callback.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,6 +78,9 @@ pub struct SimOptions {
     /// its SASS (`calibration/sass/mma_placement.py`); a form without an entry takes the
     /// machine's rule ([`super::descriptors`]).
     pub descriptor_placement: DescriptorPlacement,
+    /// The kernel's waits that its compiled code addresses per thread, read from its SASS
+    /// (`calibration/sass/wait_forms.py`); none: every wait uniform ([`super::wait_forms`]).
+    pub wait_forms: WaitForms,
 }
 
 impl fmt::Debug for SimOptions {
@@ -91,6 +95,7 @@ impl fmt::Debug for SimOptions {
             .field("seed", &self.seed)
             .field("copies_free", &self.copies_free)
             .field("descriptor_placement", &self.descriptor_placement)
+            .field("wait_forms", &self.wait_forms)
             .finish()
     }
 }

@@ -32,6 +32,7 @@ use crate::dsl::{BarrierSlot, KernelSpec, Op, Wait};
 
 use super::lower::{Dep, Instr, exec};
 use super::timing::ExecPipe;
+use super::wait_forms::WaitForm;
 
 /// Chain length of a release's barrier address where the ring state is uniform: 96, 94, 95,
 /// 102 and 94 cycles for the 11 instructions of the releasing warp in `ws_gemm_128x128_p2`
@@ -169,12 +170,20 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
 /// instructions there. Where the ring state is uniform (`ws_gemm`, `ws`: `0_sass.csv.gz` at
 /// 0x710, `55_sass.csv.gz` at 0xa00) the branch follows the `try_wait` at once and the
 /// advance runs after the wait.
-pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, out: &mut Vec<Instr>) {
-    let side = match wait {
-        Wait::Parity { slot, .. } => pipeline_side(spec, slot),
-        _ => None,
+///
+/// `form` is how the compiled code addresses the barrier ([`super::wait_forms`]): a wait on
+/// an mbarrier addressed per thread issues its `try_wait` as an instruction of its own, and
+/// passes a completed phase the per-thread latency after it.
+pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, form: WaitForm, out: &mut Vec<Instr>) {
+    let (side, mbarrier) = match wait {
+        Wait::Parity { slot, .. } => (pipeline_side(spec, slot), true),
+        _ => (None, false),
     };
+    let try_wait = Instr::TryWait { form };
     let Some(empty) = side else {
+        if mbarrier && form == WaitForm::PerThread {
+            out.push(try_wait);
+        }
         out.push(Instr::Wait(wait));
         return;
     };
@@ -182,10 +191,13 @@ pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, out: &mut Vec<Instr
         chain(state, state.acquire(), out);
     }
     if state == RingState::PerThread {
-        out.push(Instr::TryWait);
+        out.push(try_wait);
         chain(state, state.advance(), out);
         out.push(Instr::Wait(wait));
     } else {
+        if form == WaitForm::PerThread {
+            out.push(try_wait);
+        }
         out.push(Instr::Wait(wait));
         chain(state, state.advance(), out);
     }
@@ -278,7 +290,7 @@ mod tests {
         let release = Op::Arrive { slot: slot(3), tx_bytes: 0 };
         before_op(&k, RingState::of(&k, 1), &release, &mut out);
         let acquire = Wait::Parity { slot: slot(3), parity: 0 };
-        wait(&k, RingState::of(&k, 0), acquire, &mut out);
+        wait(&k, RingState::of(&k, 0), acquire, WaitForm::Uniform, &mut out);
         assert_eq!(out, [Instr::Wait(acquire)]);
     }
 
@@ -310,10 +322,11 @@ mod tests {
         let on = |barrier| Wait::Parity { slot: slot(barrier), parity: 1 };
         let lowered = |state, w| {
             let mut out = Vec::new();
-            wait(&k, state, w, &mut out);
+            wait(&k, state, w, WaitForm::Uniform, &mut out);
             out
         };
         let alu = |count| Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Bookkeeping, elements: 1 };
+        let try_wait = Instr::TryWait { form: WaitForm::Uniform };
         let uniform = |count| Instr::Exec { pipe: ExecPipe::Uniform, count, dep: Dep::Chain, elements: 1 };
         // Uniform ring state: the branch follows the try_wait, the advance follows the wait.
         assert_eq!(lowered(RingState::Uniform, on(0)), [Instr::Wait(on(0)), uniform(ADVANCE_CHAIN_UNIFORM)]);
@@ -322,15 +335,37 @@ mod tests {
         // between the try_wait and its branch.
         assert_eq!(
             lowered(RingState::PerThread, on(1)),
-            [alu(ACQUIRE_CHAIN_PER_THREAD), Instr::TryWait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(1))]
+            [alu(ACQUIRE_CHAIN_PER_THREAD), try_wait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(1))]
         );
-        assert_eq!(
-            lowered(RingState::PerThread, on(0)),
-            [Instr::TryWait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(0))]
-        );
+        assert_eq!(lowered(RingState::PerThread, on(0)), [try_wait, alu(ADVANCE_CHAIN_PER_THREAD), Instr::Wait(on(0))]);
         // Waits outside the ring carry no bookkeeping.
         assert_eq!(lowered(RingState::PerThread, on(2)), [Instr::Wait(on(2))]);
         let mma = Wait::Mma { pending: 0 };
         assert_eq!(lowered(RingState::PerThread, mma), [Instr::Wait(mma)]);
+    }
+
+    #[test]
+    fn a_wait_addressed_per_thread_issues_its_try_wait_of_that_form() {
+        let k = spec(&SPECIALIZED);
+        let on = |barrier| Wait::Parity { slot: slot(barrier), parity: 0 };
+        let lowered = |state, w, form| {
+            let mut out = Vec::new();
+            wait(&k, state, w, form, &mut out);
+            out
+        };
+        let per_thread = Instr::TryWait { form: WaitForm::PerThread };
+        let uniform = |count| Instr::Exec { pipe: ExecPipe::Uniform, count, dep: Dep::Chain, elements: 1 };
+        // On a ring with uniform state: the try_wait, its branch, then the advance.
+        assert_eq!(
+            lowered(RingState::Uniform, on(0), WaitForm::PerThread),
+            [per_thread, Instr::Wait(on(0)), uniform(ADVANCE_CHAIN_UNIFORM)]
+        );
+        // A role with several pipelines counts no advance; a barrier outside the ring too.
+        assert_eq!(lowered(RingState::Interleaved, on(0), WaitForm::PerThread), [per_thread, Instr::Wait(on(0))]);
+        assert_eq!(lowered(RingState::Interleaved, on(2), WaitForm::PerThread), [per_thread, Instr::Wait(on(2))]);
+        // The uniform form is lowered as before, and only mbarrier waits have a form.
+        assert_eq!(lowered(RingState::Interleaved, on(0), WaitForm::Uniform), [Instr::Wait(on(0))]);
+        let mma = Wait::Mma { pending: 0 };
+        assert_eq!(lowered(RingState::Interleaved, mma, WaitForm::PerThread), [Instr::Wait(mma)]);
     }
 }

@@ -10,6 +10,7 @@ use crate::dsl::DType;
 use super::descriptors::DescriptorPlacement;
 use super::machine::{Machine, MmaIssue, MmaLatencyRule, Pipe, Spread};
 use super::memory::SectorRates;
+use super::wait_forms::{WaitForm, WaitForms};
 
 /// The SM's counted-instruction pipes (see [`super::lower`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,8 +180,14 @@ pub struct Timing {
     pub hbm_latency_spread: Spread,
     /// mbarrier completion to waiter wake-up, cycles.
     pub mbarrier_wake: u64,
-    /// Cycles a `try_wait` on a phase that has completed takes to return.
+    /// Cycles a `try_wait` on a phase that has completed takes to return, through a uniform
+    /// address...
     pub mbarrier_passed_wait: u64,
+    /// ...and through a per-thread one ([`super::wait_forms`]).
+    pub mbarrier_passed_wait_per_thread: u64,
+    /// The kernel's waits that its compiled code addresses per thread (a run option; none:
+    /// every wait uniform).
+    pub wait_forms: WaitForms,
     /// Last `bar.sync` arrival to waiters resuming, cycles.
     pub named_barrier: u64,
     /// The last warp to arrive at a `bar.sync` passing it, cycles after its arrival.
@@ -307,6 +314,8 @@ impl Timing {
             hbm_latency_spread: machine.hbm.latency_spread.value,
             mbarrier_wake: u64::from(machine.sync.mbarrier_wake_cycles.value),
             mbarrier_passed_wait: u64::from(machine.sync.mbarrier_passed_wait_cycles.value),
+            mbarrier_passed_wait_per_thread: u64::from(machine.sync.mbarrier_passed_wait_cycles_per_thread.value),
+            wait_forms: WaitForms::default(),
             named_barrier: u64::from(machine.sync.named_barrier_cycles.value),
             named_barrier_last_arrival: u64::from(machine.sync.named_barrier_last_arrival_cycles.value),
             cta_start: u64::from(machine.dispatch.cta_start_cycles.value),
@@ -324,6 +333,14 @@ impl Timing {
             chain_latency_own: t.interference.chain_latency_factor_own.value.max(1.0),
             chain_latency_other: t.interference.chain_latency_factor_other.value.max(1.0),
             descriptor_latency_own: t.interference.descriptor_latency_factor_own.value.max(1.0),
+        }
+    }
+
+    /// Cycles a `try_wait` of `form` takes to return on a phase that has completed.
+    pub fn passed_wait(&self, form: WaitForm) -> u64 {
+        match form {
+            WaitForm::Uniform => self.mbarrier_passed_wait,
+            WaitForm::PerThread => self.mbarrier_passed_wait_per_thread,
         }
     }
 

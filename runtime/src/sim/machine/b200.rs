@@ -283,6 +283,10 @@ impl Machine {
                     0,
                     "no published number; not charged (the H200's 55 cycles, calibration/README.md Item 20, is a Hopper measurement, and this description's other barrier latencies are placeholders too); to be calibrated: calibration/README.md",
                 ),
+                mbarrier_passed_wait_cycles_per_thread: Param::new(
+                    0,
+                    "no published number; not charged, as mbarrier_passed_wait_cycles (the H200's 131-134 cycles, calibration/README.md Items 20 and 33, are a Hopper measurement); to be calibrated: calibration/README.md",
+                ),
                 named_barrier_cycles: Param::new(
                     20,
                     "no published number; placeholder value, to be calibrated: calibration/README.md",

@@ -391,6 +391,10 @@ impl Machine {
                     55,
                     "measured: a warp's try_wait.parity on a phase completed before it returns after 55 cycles in the generated kernels' code shape (uniform address, TRYWAIT then @!P0 BRA: 69.1 cycles a wait in a loop of it less the loop's 3 instructions, the same for 1-12 warps; the stall sampling of the flat GEMM's acquire puts 47-58 cycles on it), calibration/README.md Item 20 (H200, same GH100 SM)",
                 ),
+                mbarrier_passed_wait_cycles_per_thread: Param::new(
+                    133,
+                    "measured: the same wait through a per-thread address (TRYWAIT P1, [R+URZ] inside BSSY/BSYNC, as ptxas compiles the FA3 consumers' and the non-specialized kernels' waits: calibration/validate/wait_forms.csv) returns after 131-134 cycles: 145.0 a wait in a loop of it (1-4 warps; 151 with 12) less the 14 the uniform loop spends beyond its wait, calibration/README.md Item 20; 134 right after a group of 4 wgmma (the FA3 consumer's V wait: 196 cycles of issue and wait against 62 without the wait, where the uniform form takes 93), Item 33 (H200, same GH100 SM)",
+                ),
                 named_barrier_cycles: Param::new(
                     39,
                     "measured: bar.arrive -> bar.sync waiter resumes 39.4 cycles (half a ping-pong round trip), calibration/README.md (H200, same GH100 SM)",

@@ -574,8 +574,12 @@ parameters! {
         /// warp can issue again.
         pub mbarrier_wake_cycles: Param<u32>,
         /// Cycles a warp's `mbarrier.try_wait` takes to return on a phase that completed
-        /// before it (the wait passes at its first test, but not at once).
+        /// before it (the wait passes at its first test, but not at once), where the compiled
+        /// code addresses the barrier through a uniform register...
         pub mbarrier_passed_wait_cycles: Param<u32>,
+        /// ...and where it addresses it per thread, inside convergence bookkeeping
+        /// ([`super::wait_forms`]).
+        pub mbarrier_passed_wait_cycles_per_thread: Param<u32>,
         /// Cycles from the last warp arriving at a named barrier (`bar.sync`) until waiters resume.
         pub named_barrier_cycles: Param<u32>,
         /// Cycles the last warp to arrive at a named barrier's `bar.sync` takes to pass it

@@ -45,7 +45,9 @@
 //! `sync.mbarrier_wake_cycles` after the completing arrival or transaction, and a warp whose
 //! wait finds its phase already completed passes `sync.mbarrier_passed_wait_cycles` after it
 //! began (the `try_wait`'s return), or after its [`super::lower::Instr::TryWait`] where the
-//! lowering issued the `try_wait` ahead of independent instructions ([`super::ring::wait`]).
+//! lowering issued the `try_wait` ahead of independent instructions ([`super::ring::wait`]);
+//! `sync.mbarrier_passed_wait_cycles_per_thread` where the compiled code addresses the
+//! barrier per thread ([`super::wait_forms`]).
 //! A named barrier releases its waiters
 //! `sync.named_barrier_cycles` after the last warp arrives, and the last warp itself (with
 //! any that arrived less than the difference of the two before it, still issuing past their

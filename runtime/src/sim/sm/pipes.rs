@@ -149,7 +149,7 @@ impl Sm {
                     self.warps[w].head_first_result = t + tmem.load_latency;
                 }
             }
-            Instr::TryWait => self.warps[w].try_wait_at = Some(t),
+            Instr::TryWait { form } => self.warps[w].try_wait = Some((t, form)),
             // Collective and synchronising instructions take only their issue cycle here.
             _ => {}
         }

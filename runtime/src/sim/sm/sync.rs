@@ -10,6 +10,7 @@ use crate::dsl::{BarrierSlot, Wait};
 use super::super::error::SimError;
 use super::super::lower::Instr;
 use super::super::sites::Site;
+use super::super::wait_forms::WaitForm;
 use super::warp::Block;
 use super::{Driver, Env, Sm};
 
@@ -177,7 +178,7 @@ impl Sm {
         match wait {
             Wait::ClusterSync => self.test_cluster_sync(w, first, t, env),
             Wait::Parity { slot: b, parity } => {
-                let issued = self.warps[w].try_wait_at.take().unwrap_or(t);
+                let (issued, form) = self.warps[w].try_wait.take().unwrap_or((t, WaitForm::Uniform));
                 let bar = self.residents[resident].mbar(b);
                 if bar.bar.parity_passed(parity) {
                     let visible = bar.visible_at.unwrap_or(0);
@@ -185,7 +186,7 @@ impl Sm {
                     // latency, counted from its issue (ahead of this test where the code put
                     // work between the two); one woken by the completion has that in its
                     // wake-up.
-                    let visible = if first { visible.max(issued + env.timing.mbarrier_passed_wait) } else { visible };
+                    let visible = if first { visible.max(issued + env.timing.passed_wait(form)) } else { visible };
                     if visible <= t { WaitTest::Pass } else { WaitTest::Until(visible) }
                 } else {
                     bar.waiters.push(w as u32);

@@ -138,6 +138,6 @@ fn issued(instr: &Instr, env: &Env<'_>) -> Option<Issued> {
         Instr::TmaStore { bytes, .. } => Issued::Tma(TmaCopy::Store { bytes }),
         Instr::Arrive { barrier, .. } => Issued::Arrive { barrier: env.shape.stage(barrier) },
         Instr::NamedArrive { barrier } => Issued::NamedArrive { name: env.shape.named_name(barrier) },
-        Instr::TryWait | Instr::Wait(_) => return None,
+        Instr::TryWait { .. } | Instr::Wait(_) => return None,
     })
 }

@@ -10,6 +10,7 @@ use super::super::lower::{Dep, Instr};
 use super::super::mix::MIX_PARTS;
 use super::super::sites::{Queued, Site};
 use super::super::timing::{ExecPipe, Timing};
+use super::super::wait_forms::WaitForm;
 use super::{NEVER, Sm, ceil};
 
 /// Why a warp cannot issue.
@@ -60,8 +61,9 @@ pub(super) struct Warp {
     pub stall_debt: f64,
     /// Whether the head wait has been tested once (a `bar.sync` arrives on its first test).
     pub wait_started: bool,
-    /// When the warp issued the [`Instr::TryWait`] of the wait ahead, if it did.
-    pub try_wait_at: Option<u64>,
+    /// When the warp issued the [`Instr::TryWait`] of the wait ahead, if it did, and how
+    /// that wait addresses its barrier.
+    pub try_wait: Option<(u64, WaitForm)>,
     /// The warp's latest `wgmma` fence: the index of the collective it comes before and the
     /// cycle the first descriptor instruction after the collective before it issued.
     pub fence: Option<(u32, u64)>,
@@ -100,7 +102,7 @@ impl Warp {
             issue_free: 0,
             stall_debt: 0.0,
             wait_started: false,
-            try_wait_at: None,
+            try_wait: None,
             fence: None,
             cluster_syncs: 0,
             named_generation: 0,
