@@ -58,3 +58,54 @@ mod tests {
         assert!(parse("kernel,line,form,trywaits\nfa3,3,uniform\n").unwrap_err().contains("four fields"));
     }
 }
+
+#[cfg(test)]
+mod committed {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use warpspec::Grid;
+    use warpspec::dsl::Kernel;
+    use warpspec::gpu::codegen::{self, TimestampSpec};
+
+    use crate::kernels::{Launch, launch_shape_only};
+
+    /// Per kernel, the source lines its IR waits on an mbarrier at (a consumer's `wait`, a
+    /// producer's `acquire`), as the CUDA generator names them.
+    struct WaitLines(BTreeMap<String, BTreeSet<u32>>);
+
+    impl Launch for WaitLines {
+        type Output = ();
+
+        fn launch<K: Kernel>(&mut self, _: Grid, _: &K::Params) {
+            let ir = K::ir_of().expect("an IR");
+            let generated =
+                codegen::generate_timestamped(ir, TimestampSpec { ctas: 1, capacity: 29 }).expect("renders");
+            let sites = generated.timestamps.expect("timestamps").sites;
+            let lines = sites.iter().filter(|s| matches!(s.op, "wait" | "acquire")).map(|s| s.line).collect();
+            self.0.insert(ir.name.clone(), lines);
+        }
+
+        fn clusters<K: Kernel>(&self) -> Result<usize, String> {
+            Ok(1)
+        }
+    }
+
+    /// The committed table names every mbarrier wait of every kernel of the split and
+    /// nothing else: a table read before a kernel's source moved fails (read it again:
+    /// `calibration/sass/wait_forms.py`).
+    #[test]
+    fn the_committed_table_names_every_wait_of_every_kernel_of_the_split() {
+        let configs = crate::split::parse(include_str!("../split.csv")).unwrap();
+        let mut waits = WaitLines(BTreeMap::new());
+        for config in &configs {
+            launch_shape_only(config, &mut waits).unwrap();
+        }
+        let mut rows: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+        for line in include_str!("../wait_forms.csv").lines().filter(|l| !l.starts_with('#')).skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            rows.entry(f[0].to_string()).or_default().insert(f[1].parse().unwrap());
+        }
+        assert_eq!(rows, waits.0, "the table's wait lines against the kernels' (left: the table)");
+        super::parse(include_str!("../wait_forms.csv")).unwrap();
+    }
+}

@@ -393,7 +393,7 @@ impl Machine {
                 ),
                 mbarrier_passed_wait_cycles_per_thread: Param::new(
                     133,
-                    "measured: the same wait through a per-thread address (TRYWAIT P1, [R+URZ] inside BSSY/BSYNC, as ptxas compiles the FA3 consumers' and the non-specialized kernels' waits: calibration/validate/wait_forms.csv) returns after 131-134 cycles: 145.0 a wait in a loop of it (1-4 warps; 151 with 12) less the 14 the uniform loop spends beyond its wait, calibration/README.md Item 20; 134 right after a group of 4 wgmma (the FA3 consumer's V wait: 196 cycles of issue and wait against 62 without the wait, where the uniform form takes 93), Item 33 (H200, same GH100 SM)",
+                    "measured: the same wait through a per-thread address (TRYWAIT P1, [R+URZ] inside BSSY/BSYNC, as ptxas compiles the FA3 consumers' and the non-specialized kernels' waits: calibration/validate/wait_forms.csv) returns after 131-134 cycles: 145.0 a wait in a loop of it (1-4 warps; 151 with 12) less the 14 the uniform loop spends beyond its wait, calibration/README.md Item 20; 134 right after a group of 4 wgmma (the FA3 consumer's V wait: 196 cycles of issue and wait against 62 without the wait, where the uniform form takes 93), Item 33 (H200, same GH100 SM); charged only where a kernel's wait-form table names the wait (SimOptions::wait_forms), which the committed predictions do not use: tried and stopped, calibration/validate/h200/predict/wait_forms/README.md",
                 ),
                 named_barrier_cycles: Param::new(
                     39,
