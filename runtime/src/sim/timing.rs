@@ -105,8 +105,10 @@ pub struct Timing {
     pub mma_rule: MmaLatencyRule,
     /// How MMAs are issued.
     pub mma_kind: MmaKind,
-    /// Cycles from a `wgmma` group's issue until its first MMA can start (0 for `tcgen05`).
+    /// Cycles from a `wgmma` group's issue until its first MMA can start (0 for `tcgen05`)...
     pub mma_group_start: u64,
+    /// ...where its descriptor arithmetic is lowered before its MMAs ([`Timing::descriptors_lead`]).
+    pub mma_group_start_placed: u64,
     /// Cycles between a `wgmma` group's instructions reaching the tensor cores, per column of
     /// N (0 for `tcgen05`: a group reaches them at once).
     pub mma_instr_interval_per_column: f64,
@@ -258,6 +260,12 @@ impl Timing {
                 MmaIssue::WarpgroupWgmma { group_start_cycles, .. } => u64::from(group_start_cycles.value),
                 MmaIssue::SingleThreadTcgen05 { .. } => 0,
             },
+            mma_group_start_placed: match t.issue {
+                MmaIssue::WarpgroupWgmma { group_start_cycles_placed, .. } => {
+                    u64::from(group_start_cycles_placed.value)
+                }
+                MmaIssue::SingleThreadTcgen05 { .. } => 0,
+            },
             mma_instr_interval_per_column: match t.issue {
                 MmaIssue::WarpgroupWgmma { instr_interval_per_column, .. } => instr_interval_per_column.value,
                 MmaIssue::SingleThreadTcgen05 { .. } => 0.0,
@@ -364,6 +372,13 @@ impl Timing {
     /// machine's `descriptors_before_each`), rather than after the group.
     pub fn descriptors_lead(&self, a_in_registers: bool) -> bool {
         self.descriptor_placement.of(a_in_registers).is_some() || self.mma_descriptors_before_each
+    }
+
+    /// Cycles from a `wgmma` group of `a_in_registers`'s form reaching its first MMA until
+    /// that MMA can start: `group_start_cycles`, or `group_start_cycles_placed` where the
+    /// lowering counts the arithmetic before the MMAs itself.
+    pub fn group_start(&self, a_in_registers: bool) -> u64 {
+        if self.descriptors_lead(a_in_registers) { self.mma_group_start_placed } else { self.mma_group_start }
     }
 
     /// Tensor FMAs per cycle per SM for operands of `dtype`.

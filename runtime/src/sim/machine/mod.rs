@@ -301,8 +301,12 @@ pub enum MmaIssue {
         warps_per_warpgroup: Param<u32>,
         /// Cycles from a group's issue (`wgmma.fence`, the warpgroup's arrive, the first
         /// `wgmma`) until its first MMA starts on idle tensor cores; hidden when the cores are
-        /// still busy with earlier work.
+        /// still busy with earlier work. Fitted on loops whose code before each `wgmma`
+        /// (fence, descriptor moves) the group-at-once lowering does not count...
         group_start_cycles: Param<u32>,
+        /// ...and the same where the lowering counts that code itself, placed before the
+        /// group's MMAs (a kernel's placement, `descriptors_before_each`).
+        group_start_cycles_placed: Param<u32>,
         /// Cycles between one `wgmma` of a group and the next reaching the tensor cores, per
         /// column of N: groups of two warpgroups issued within this spread of each other
         /// interleave instruction by instruction.
@@ -343,6 +347,7 @@ impl Audit for MmaIssue {
             MmaIssue::WarpgroupWgmma {
                 warps_per_warpgroup,
                 group_start_cycles,
+                group_start_cycles_placed,
                 instr_interval_per_column,
                 descriptors_before_each,
                 group_start_from_fence,
@@ -352,6 +357,7 @@ impl Audit for MmaIssue {
                 path.push("wgmma");
                 audit_field(warps_per_warpgroup, "warps_per_warpgroup", path, out);
                 audit_field(group_start_cycles, "group_start_cycles", path, out);
+                audit_field(group_start_cycles_placed, "group_start_cycles_placed", path, out);
                 audit_field(instr_interval_per_column, "instr_interval_per_column", path, out);
                 audit_field(descriptors_before_each, "descriptors_before_each", path, out);
                 audit_field(group_start_from_fence, "group_start_from_fence", path, out);

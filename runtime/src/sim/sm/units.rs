@@ -136,7 +136,7 @@ impl Sm {
                     _ => timing.mma_latency(n),
                 };
                 let latency = (latency as f64).max(occupancy);
-                // A group's first `wgmma` reaches the tensor cores `mma_group_start` after its
+                // A group's first `wgmma` reaches the tensor cores its start (`Timing::group_start`) after its
                 // issue (or, with `mma_group_start_from_fence` where its descriptors are built
                 // between the two, after the instance's latest fence, and not before its
                 // issue); the later ones of the group (issued one by one where the lowering
@@ -152,7 +152,7 @@ impl Sm {
                 } else {
                     t
                 };
-                let start = if wgmma && open.is_none() { timing.mma_group_start } else { 0 };
+                let start = if wgmma && open.is_none() { timing.group_start(a_in_registers) } else { 0 };
                 let mut reach = (from + start).max(t) as f64;
                 if let Some(open) = open {
                     reach = reach.max(open.reach + interval);
