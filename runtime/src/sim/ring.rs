@@ -180,10 +180,10 @@ pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, form: WaitForm, out
         _ => (None, false),
     };
     let try_wait = Instr::TryWait { form };
+    // A per-thread address's `try_wait` right before its branch, where nothing issues ahead.
+    let own_try_wait = (mbarrier && form == WaitForm::PerThread).then_some(try_wait);
     let Some(empty) = side else {
-        if mbarrier && form == WaitForm::PerThread {
-            out.push(try_wait);
-        }
+        out.extend(own_try_wait);
         out.push(Instr::Wait(wait));
         return;
     };
@@ -195,9 +195,7 @@ pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, form: WaitForm, out
         chain(state, state.advance(), out);
         out.push(Instr::Wait(wait));
     } else {
-        if form == WaitForm::PerThread {
-            out.push(try_wait);
-        }
+        out.extend(own_try_wait);
         out.push(Instr::Wait(wait));
         chain(state, state.advance(), out);
     }
