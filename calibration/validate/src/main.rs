@@ -129,6 +129,11 @@ enum Command {
         /// `runtime/src/sim/fold.rs`).
         #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
         fold_zero_fill: Option<bool>,
+        /// Predict with each release of a per-thread ring (the non-specialized GEMM) followed
+        /// by its convergence code, a chain of 8 on every warp (`issue.release_convergence`,
+        /// `runtime/src/sim/ring.rs`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        release_convergence: Option<bool>,
         /// Predict with each warp waiting this many cycles on average after each arithmetic
         /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
         /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39, as the
@@ -348,6 +353,7 @@ fn run(args: Args) -> Result<(), String> {
             l2_hit_waits_for_fill,
             interleave_element_wise,
             fold_zero_fill,
+            release_convergence,
             fixed_stall_cycles,
             wgmma_descriptor_cycles,
             descriptor_latency_factor_own,
@@ -402,6 +408,7 @@ fn run(args: Args) -> Result<(), String> {
                     l2_hit_waits_for_fill,
                     interleave_element_wise,
                     fold_zero_fill,
+                    release_convergence,
                     fixed_stall_cycles,
                     wgmma_descriptor_cycles,
                     descriptor_latency_factor_own,
@@ -479,6 +486,7 @@ struct Overrides {
     l2_hit_waits_for_fill: Option<bool>,
     interleave_element_wise: Option<bool>,
     fold_zero_fill: Option<bool>,
+    release_convergence: Option<bool>,
     fixed_stall_cycles: Option<f64>,
     wgmma_descriptor_cycles: Option<DescriptorCycles>,
     descriptor_latency_factor_own: Option<f64>,
@@ -569,6 +577,9 @@ fn predict_all(
     }
     if let Some(on) = overrides.fold_zero_fill {
         machine.issue.fold_zero_fill.value = on;
+    }
+    if let Some(on) = overrides.release_convergence {
+        machine.issue.release_convergence.value = on;
     }
     if let Some(cycles) = overrides.fixed_stall_cycles {
         machine.issue.fixed_stall_cycles.value = cycles;

@@ -129,6 +129,7 @@ impl Backend for SimBackend<'_> {
         {
             self.unsupported.set(Some((who, e)));
         }
+        ring::after_op(self.spec, self.ring(who), self.timing.release_convergence, &op, &mut lowered);
         let site = self.sites.intern(who.role, self.written(who), SiteKind::of_op(&op));
         let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
         let mut pending = self.pending.borrow_mut();

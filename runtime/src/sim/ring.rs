@@ -64,6 +64,19 @@ pub const ADVANCE_CHAIN_PER_THREAD: u32 = 9;
 /// instructions to the `try_wait` in `ws_gemm`'s producer): nothing is counted.
 pub const ACQUIRE_CHAIN_PER_THREAD: u32 = 16;
 
+/// Chain length of the convergence after a release where the ring state is per-thread: the
+/// non-specialized GEMM closes the leader's `if` around the release (`BSYNC`), advances its
+/// step count (`VIADD`), tests whether it loads (`ISETP`) and opens that branch (`BSSY`, a
+/// predicated `BRA`), with the `bar.sync` of the lock-step forms among them: 7 instructions
+/// on every warp, 0x2e90-0x2ef0 of `flat_128x256_p4`'s v1 loop. Nsight Compute's stall
+/// sampling of the calibration set at 8192^3 on the H200 (`calibration/validate/
+/// flat_regions.py calibration/results/validate_stalls 56 57`, the region "to the acquire")
+/// gives 35.1 cycles a pass for v1 (#56) and 43.8 for v2 (#57), whose group is in flight
+/// there (item 38: 43.8 / 1.60 = 27.4 unstretched); mean 31.3 = 7.8 x 4, counted 8. Where
+/// the ring state is uniform the release's `BSYNC` is the only such instruction (`ws_gemm`,
+/// `ws`: the advance follows it), and it is not counted.
+pub const CONVERGENCE_CHAIN_PER_THREAD: u32 = 8;
+
 /// Where the generated code keeps a role's ring state (stage index and phase), and so what
 /// its bookkeeping costs on the role's path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +131,14 @@ impl RingState {
         }
     }
 
+    /// Chain length of the convergence after a release.
+    fn convergence(self) -> u32 {
+        match self {
+            RingState::PerThread => CONVERGENCE_CHAIN_PER_THREAD,
+            RingState::Uniform | RingState::Interleaved => 0,
+        }
+    }
+
     /// Chain length of an acquire's barrier address.
     fn acquire(self) -> u32 {
         match self {
@@ -153,6 +174,19 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
         && pipeline_side(spec, slot).is_some()
     {
         chain(state, state.release(), out);
+    }
+}
+
+/// The bookkeeping after `op`: the convergence after a plain arrive on a pipeline barrier
+/// (a release) where the ring state is per-thread, when the machine lowers it
+/// (`issue.release_convergence`: `convergence`).
+pub fn after_op(spec: &KernelSpec, state: RingState, convergence: bool, op: &Op, out: &mut Vec<Instr>) {
+    if let Op::Arrive { slot, tx_bytes: 0 } = *op
+        && convergence
+        && pipeline_side(spec, slot).is_some()
+        && state.convergence() > 0
+    {
+        chain(state, state.convergence(), out);
     }
 }
 
@@ -312,6 +346,29 @@ mod tests {
         before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(0), tx_bytes: 4096 }, &mut out);
         before_op(&k, RingState::Uniform, &Op::Arrive { slot: slot(2), tx_bytes: 0 }, &mut out);
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn only_a_per_thread_release_converges_after_its_arrive_and_only_when_lowered() {
+        let k = spec(&FLAT);
+        let release = Op::Arrive { slot: slot(1), tx_bytes: 0 };
+        let after = |state, convergence, op: &Op| {
+            let mut out = Vec::new();
+            after_op(&k, state, convergence, op, &mut out);
+            out
+        };
+        assert_eq!(chains(&after(RingState::PerThread, true, &release)), [CONVERGENCE_CHAIN_PER_THREAD]);
+        // The chain runs on the vector ALU, stretched while the warpgroup's group is in flight.
+        assert!(matches!(
+            after(RingState::PerThread, true, &release)[..],
+            [Instr::Exec { pipe: ExecPipe::Alu, dep: Dep::Bookkeeping, .. }]
+        ));
+        assert!(after(RingState::PerThread, false, &release).is_empty());
+        assert!(after(RingState::Uniform, true, &release).is_empty());
+        assert!(after(RingState::Interleaved, true, &release).is_empty());
+        // Neither a commit with its bytes nor an arrive outside the ring converges.
+        assert!(after(RingState::PerThread, true, &Op::Arrive { slot: slot(0), tx_bytes: 4096 }).is_empty());
+        assert!(after(RingState::PerThread, true, &Op::Arrive { slot: slot(2), tx_bytes: 0 }).is_empty());
     }
 
     #[test]

@@ -135,6 +135,9 @@ pub struct Timing {
     /// A zero fill whose next op is an MMA into it costs nothing ([`super::fold`];
     /// `issue.fold_zero_fill`).
     pub fold_zero_fill: bool,
+    /// Whether a release in a per-thread ring is followed by its convergence code
+    /// (`issue.release_convergence`, [`super::ring::after_op`]).
+    pub release_convergence: bool,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -243,6 +246,7 @@ impl Timing {
             interleave_element_wise: machine.issue.interleave_element_wise.value,
             fixed_stall: machine.issue.fixed_stall_cycles.value.max(1.0),
             fold_zero_fill: machine.issue.fold_zero_fill.value,
+            release_convergence: machine.issue.release_convergence.value,
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),

@@ -53,6 +53,7 @@ impl Machine {
                     "not applied: the H200's 2.2 is the mean stall count ptxas writes into sm_90a code (calibration item 39); no sm_100a SASS of the generated kernels has been read",
                 ),
                 fold_zero_fill: Machine::h100_sxm().issue.fold_zero_fill.assumed(src::ASSUMED_HOPPER),
+                release_convergence: Machine::h100_sxm().issue.release_convergence.assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

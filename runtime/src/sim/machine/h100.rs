@@ -69,6 +69,10 @@ impl Machine {
                     true,
                     "measured in the SASS of the generated FA3-family kernels (sm_90a, NVRTC 13.0): every S = Q K^T group's first HGMMA reads no accumulator (RZ, !UPT) and no move is left for the fragment's zero fill, which the model had charged as 64 moves a warp and iteration: calibration/sass/README.md 'The zero fill folded into the MMA' (calibration item 42); adopted with the fixed stall by the rule of calibration/validate/h200/predict/fold/",
                 ),
+                release_convergence: Param::new(
+                    false,
+                    "SASS of the generated non-specialized GEMM (flat_128x256_p4, sm_90a): 7 instructions on every warp between a release and the acquire (BSYNC, VIADD, ISETP, BSSY, BRA), 35.1 and 43.8 cycles a pass in H200 stall sampling of #56 and #57 (calibration/results/validate_stalls, flat_regions.py 'to the acquire'); off until tried by the rule of calibration/validate/h200/predict/convergence/",
+                ),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

@@ -155,6 +155,10 @@ parameters! {
         /// Whether a fragment's zero fill costs nothing when the next op is an MMA
         /// accumulating into it (the compiler folds it into the MMA: `sim/fold.rs`).
         pub fold_zero_fill: Param<bool>,
+        /// Whether a release in a per-thread ring is followed by its convergence code (the
+        /// leader's `if` closed, the next branch opened: `sim/ring.rs`,
+        /// `CONVERGENCE_CHAIN_PER_THREAD`), lowered as a chain on every warp.
+        pub release_convergence: Param<bool>,
     }
 }
 
