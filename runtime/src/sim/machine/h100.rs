@@ -71,7 +71,7 @@ impl Machine {
                 ),
                 release_convergence: Param::new(
                     false,
-                    "SASS of the generated non-specialized GEMM (flat_128x256_p4, sm_90a): 7 instructions on every warp between a release and the acquire (BSYNC, VIADD, ISETP, BSSY, BRA), 35.1 and 43.8 cycles a pass in H200 stall sampling of #56 and #57 (calibration/results/validate_stalls, flat_regions.py 'to the acquire'); off until tried by the rule of calibration/validate/h200/predict/convergence/",
+                    "SASS of the generated non-specialized GEMM (flat_128x256_p4, sm_90a): 7 instructions on every warp between a release and the acquire (BSYNC, VIADD, ISETP, BSSY, BRA), 35.1 and 43.8 cycles a pass in H200 stall sampling of #56 and #57 (calibration/results/validate_stalls, flat_regions.py 'to the acquire'); off: tried by the rule of calibration/validate/h200/predict/convergence/ and stopped at its calibration stage (the trade-off's calibration burst MAE 3.34% -> 3.71%): docs/validation.md 'The convergence after a release'",
                 ),
             },
             limits: ResidencyLimits {
