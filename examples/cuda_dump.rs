@@ -87,7 +87,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&args.out)?;
     for ir in all.into_iter().filter(|ir| args.kernels.is_empty() || args.kernels.contains(&ir.name)) {
         let generated = if args.timestamps {
-            codegen::generate_timestamped(ir, codegen::TimestampSpec { ctas: 132, capacity: 16381 })?
+            codegen::generate_timestamped(ir, codegen::TimestampSpec { ctas: 132, capacity: 16381, lines: None })?
         } else {
             codegen::generate(ir)?
         };

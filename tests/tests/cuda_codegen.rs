@@ -232,7 +232,7 @@ fn copies_free_builds_compile_within_their_budget_and_differ() {
 /// compile within the same register budget; the plain rendering has none of it.
 #[test]
 fn timestamped_kernels_mark_every_op_and_compile_within_their_budget() {
-    let spec = codegen::TimestampSpec { ctas: 132, capacity: 4093 };
+    let spec = codegen::TimestampSpec { ctas: 132, capacity: 4093, lines: None };
     let kernels = [
         ws_gemm::Kernel::ir(),
         t::flat_128x256_p4::Kernel::ir(),
@@ -271,11 +271,38 @@ fn timestamped_kernels_mark_every_op_and_compile_within_their_budget() {
         assert_eq!(g.resource_budget().max_registers, plain.resource_budget().max_registers, "{}", k.name);
         generated.push(g);
     }
-    for bad in [codegen::TimestampSpec { ctas: 0, capacity: 30 }, codegen::TimestampSpec { ctas: 1, capacity: 4094 }] {
+    for bad in [
+        codegen::TimestampSpec { ctas: 0, capacity: 30, lines: None },
+        codegen::TimestampSpec { ctas: 1, capacity: 4094, lines: None },
+    ] {
         let e = codegen::generate_timestamped(ws_gemm::Kernel::ir(), bad).expect_err("a bad spec");
         assert!(e.to_string().contains("power of two"), "{e}");
     }
     compile_generated_within_budget("timestamped_kernels_mark_every_op_and_compile_within_their_budget", generated);
+}
+
+/// Op timestamps on chosen lines only: the marks and sites are those of the full rendering
+/// on those lines, and a bad set of lines is refused before rendering.
+#[test]
+fn timestamps_on_chosen_lines_mark_only_those_lines() {
+    let k = t::flat_128x256_p4::Kernel::ir();
+    let all = codegen::TimestampSpec { ctas: 1, capacity: 4093, lines: None };
+    let every = codegen::generate_timestamped(k, all).unwrap_or_else(|e| panic!("{e}"));
+    let sites = every.timestamps.expect("a layout").sites;
+    let mut lines: Vec<u32> = sites.iter().filter(|s| s.op == "wgmma" || s.op == "release").map(|s| s.line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    assert!(lines.len() >= 2, "{lines:?}");
+    let chosen = codegen::MarkedLines::new(&lines).expect("a set of lines");
+    let g = codegen::generate_timestamped(k, codegen::TimestampSpec { lines: Some(chosen), ..all })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let marked = g.timestamps.expect("a layout").sites;
+    let want: Vec<_> = sites.iter().filter(|s| lines.contains(&s.line)).collect();
+    assert_eq!(marked.iter().collect::<Vec<_>>(), want);
+    assert_eq!(g.source.matches("wsg::timestamp<4096u>(P.ws_timestamps, ws_ts, ").count(), marked.len());
+    for bad in [&[][..], &[0], &[243, 243], &[1, 2, 3, 4, 5, 6, 7, 8, 9]] {
+        assert!(codegen::MarkedLines::new(bad).is_err(), "{bad:?}");
+    }
 }
 
 #[test]

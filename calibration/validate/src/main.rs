@@ -29,6 +29,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rayon::prelude::*;
+use warpspec::gpu::codegen::MarkedLines;
 use warpspec::sim::Machine;
 
 use crate::split::{Config, Set};
@@ -211,6 +212,10 @@ enum Command {
         /// With --gpu: record the first this many CTAs of each launch.
         #[arg(long, default_value_t = 132)]
         record_ctas: u32,
+        /// Mark only the ops on these source lines (comma-separated, at most 8; the same for
+        /// --gpu and --compare): fewer clock reads perturb the kernel less.
+        #[arg(long, value_delimiter = ',')]
+        lines: Vec<u32>,
     },
     /// Calibration item 16's TMA ring (one 48 KB stage a CTA, 132 CTAs) on the model: each
     /// stage's latency from the producer's last box to the consumer past its wait.
@@ -425,11 +430,12 @@ fn run(args: Args) -> Result<(), String> {
             println!("{} kernels compiled into {}: {}", written.len(), out.display(), written.join(", "));
             Ok(())
         }
-        Command::OpTimes { select: s, gpu, compare, record_ctas } => {
+        Command::OpTimes { select: s, gpu, compare, record_ctas, lines } => {
+            let lines = if lines.is_empty() { None } else { Some(MarkedLines::new(&lines)?) };
             let configs = select(&s)?;
             match (gpu, compare) {
-                (Some(dir), None) => op_times::record(&configs, &dir, record_ctas),
-                (None, Some(dir)) => op_times::compare(&configs, &dir),
+                (Some(dir), None) => op_times::record(&configs, &dir, record_ctas, lines),
+                (None, Some(dir)) => op_times::compare(&configs, &dir, lines),
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }

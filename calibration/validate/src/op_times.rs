@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use warpspec::dsl::{Global, Kernel};
 use warpspec::gpu::bench::{Bench, BenchConfig};
-use warpspec::gpu::codegen::{self, TimestampSite, TimestampSpec};
+use warpspec::gpu::codegen::{self, MarkedLines, TimestampSite, TimestampSpec};
 use warpspec::gpu::timestamps::WarpRecord;
 use warpspec::gpu::{Cuda, Prepared};
 use warpspec::report::{LineTime, OpTimes, WarpClass, WarpMarks};
@@ -40,9 +40,10 @@ use crate::table::Table;
 /// Marks per warp on the GPU: room for a 8192-deep K loop's ops.
 pub const CAPACITY: u32 = 16381;
 
-/// Recording `ctas` CTAs (the first wave of a one-CTA-per-SM kernel: 132).
-pub fn spec(ctas: u32) -> TimestampSpec {
-    TimestampSpec { ctas, capacity: CAPACITY }
+/// Recording `ctas` CTAs (the first wave of a one-CTA-per-SM kernel: 132), at the ops of
+/// `lines` only where given.
+pub fn spec(ctas: u32, lines: Option<MarkedLines>) -> TimestampSpec {
+    TimestampSpec { ctas, capacity: CAPACITY, lines }
 }
 
 /// The timing of each rendering: a burst of 10 iterations after 3 of warm-up (CUDA events),
@@ -74,10 +75,10 @@ fn by_line(sites: &[TimestampSite]) -> Sites {
     out
 }
 
-/// The marked operations of `K`.
-fn sites<K: Kernel>() -> Result<Sites, String> {
+/// The marked operations of `K` (on `lines` only, where given).
+fn sites<K: Kernel>(lines: Option<MarkedLines>) -> Result<Sites, String> {
     let ir = K::ir_of().ok_or_else(|| format!("kernel `{}` has no IR", K::SPEC.name))?;
-    let g = codegen::generate_timestamped(ir, spec(1)).map_err(|e| e.to_string())?;
+    let g = codegen::generate_timestamped(ir, spec(1, lines)).map_err(|e| e.to_string())?;
     Ok(by_line(&g.timestamps.map(|t| t.sites).unwrap_or_default()))
 }
 
@@ -96,6 +97,8 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 /// The model's side: one run at the top clock under load with SM 0-3's first CTA traced whole.
 struct Model<'a> {
     machine: &'a Machine,
+    /// The lines the GPU record marked (`None`: all).
+    lines: Option<MarkedLines>,
 }
 
 /// The header of a raw-marks file (`ID_gpu_cta0.csv`, `ID_model_cta0.csv`).
@@ -166,7 +169,7 @@ impl Launch for Model<'_> {
     type Output = Result<(OpTimes, Sites, String), String>;
 
     fn launch<K: Kernel>(&mut self, grid: Grid, params: &K::Params) -> Self::Output {
-        let sites = sites::<K>()?;
+        let sites = sites::<K>(self.lines)?;
         let lines: BTreeSet<(String, u32)> = sites.keys().cloned().collect();
         let top = self.machine.power.loaded_max_ghz.value.min(self.machine.clocks.boost_ghz.value);
         let trace = TraceOptions { sms: 4, ctas_per_sm: 1, max_events_per_sm: 2_000_000, window: None };
@@ -279,11 +282,12 @@ fn launch<L: Launch>(config: &Config, data: bool, l: &mut L) -> Result<L::Output
     }
 }
 
-/// Records every configuration on GPU 0 into `dir`, the first `ctas` CTAs of each.
-pub fn record(configs: &[Config], dir: &Path, ctas: u32) -> Result<(), String> {
+/// Records every configuration on GPU 0 into `dir`, the first `ctas` CTAs of each, at the ops
+/// of `lines` only where given.
+pub fn record(configs: &[Config], dir: &Path, ctas: u32, lines: Option<MarkedLines>) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let plain = Cuda::new(0).map_err(|e| e.to_string())?;
-    let timestamped = Cuda::timestamped(0, spec(ctas)).map_err(|e| e.to_string())?;
+    let timestamped = Cuda::timestamped(0, spec(ctas, lines)).map_err(|e| e.to_string())?;
     println!("device: {}", plain.gpu().name());
     for c in configs {
         println!("{c}");
@@ -319,8 +323,8 @@ fn parse_times(text: &str) -> Result<OpTimes, String> {
 }
 
 /// Runs the model for every configuration with a GPU record in `dir` and writes the
-/// comparison beside it.
-pub fn compare(configs: &[Config], dir: &Path) -> Result<(), String> {
+/// comparison beside it, the model's marks on `lines` only where given (as the record's).
+pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>) -> Result<(), String> {
     let machine = Machine::h200();
     for c in configs {
         let gpu_path = dir.join(format!("{}_gpu.csv", c.id));
@@ -329,7 +333,7 @@ pub fn compare(configs: &[Config], dir: &Path) -> Result<(), String> {
             continue;
         };
         let measured = parse_times(&text)?;
-        let (model, sites, raw) = launch(c, false, &mut Model { machine: &machine })??;
+        let (model, sites, raw) = launch(c, false, &mut Model { machine: &machine, lines })??;
         write(&dir.join(format!("{}_model.csv", c.id)), &model.csv())?;
         write(&dir.join(format!("{}_model_cta0.csv", c.id)), &raw)?;
         let label = |role: &str, line: u32| sites.get(&(role.to_string(), line)).map_or(String::new(), |o| o.join("+"));
@@ -390,7 +394,7 @@ mod tests {
 
     #[test]
     fn the_sites_of_a_kernel_are_its_marked_ops_by_line() {
-        let sites = sites::<crate::kernels::ws_gemm_128x128_p2::Kernel>().unwrap();
+        let sites = sites::<crate::kernels::ws_gemm_128x128_p2::Kernel>(None).unwrap();
         let ops: Vec<&str> = sites.values().flatten().copied().collect();
         assert!(ops.contains(&"acquire") && ops.contains(&"wgmma") && ops.contains(&"release"), "{ops:?}");
         assert!(sites_csv(&sites).starts_with("role,line,ops\n"));

@@ -78,8 +78,8 @@ mod committed {
 
         fn launch<K: Kernel>(&mut self, _: Grid, _: &K::Params) {
             let ir = K::ir_of().expect("an IR");
-            let generated =
-                codegen::generate_timestamped(ir, TimestampSpec { ctas: 1, capacity: 29 }).expect("renders");
+            let generated = codegen::generate_timestamped(ir, TimestampSpec { ctas: 1, capacity: 29, lines: None })
+                .expect("renders");
             let sites = generated.timestamps.expect("timestamps").sites;
             let lines = sites.iter().filter(|s| matches!(s.op, "wait" | "acquire")).map(|s| s.line).collect();
             self.0.insert(ir.name.clone(), lines);

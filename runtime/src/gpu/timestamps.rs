@@ -118,7 +118,7 @@ mod tests {
     fn layout() -> (TimestampLayout, Vec<RoleLayout>) {
         let site = |line, op| TimestampSite { role: "consumer".into(), line, op };
         let layout = TimestampLayout {
-            spec: TimestampSpec { ctas: 1, capacity: 2 },
+            spec: TimestampSpec { ctas: 1, capacity: 2, lines: None },
             warps: 2,
             sites: vec![site(40, "acquire"), site(41, "mma")],
         };

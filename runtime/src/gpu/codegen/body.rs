@@ -86,9 +86,9 @@ pub(crate) struct Body<'a> {
     /// Packed `wgmma` A operands in registers, fenced until a wait retires every MMA group.
     pub operands: Vec<(usize, String)>,
     tmp: u32,
-    /// With op timestamps, the length of a warp's row: each operation records a mark first
+    /// With op timestamps, what they record: each marked operation records a mark first
     /// (see `super::timestamps`).
-    pub timestamped: Option<u32>,
+    pub timestamped: Option<super::timestamps::TimestampSpec>,
     inlining: Vec<String>,
     /// Fragments loaded from tensor memory whose registers are not filled yet (Blackwell):
     /// element-wise ops queue up and run when the fragment is stored or needed whole.

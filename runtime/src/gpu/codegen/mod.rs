@@ -35,7 +35,7 @@ pub use error::CodegenError;
 use error::{Unsupported, unsupported};
 pub(crate) use plan::TileLayout;
 use plan::{ParamPlan, Plan};
-pub use timestamps::{TimestampLayout, TimestampSite, TimestampSpec};
+pub use timestamps::{MarkedLines, TimestampLayout, TimestampSite, TimestampSpec};
 
 use body::{Body, Uses, Val};
 
@@ -186,7 +186,7 @@ fn render(k: &Kernel, timestamps: Option<TimestampSpec>) -> Result<Generated, Un
     for (i, (r, rp)) in k.roles.iter().zip(&plan.roles).enumerate() {
         let mut b = Body::new(&plan, k, &mut uses);
         b.role = i;
-        b.timestamped = timestamps.map(|t| t.row());
+        b.timestamped = timestamps;
         let mut states = Vec::new();
         for p in &r.func.params {
             let PatKind::Ident { name, .. } = &p.pat.kind else {

@@ -26,6 +26,51 @@ pub struct TimestampSpec {
     /// end clock, the global timer at its end and its marks). A warp stops recording when its
     /// row is full.
     pub capacity: u32,
+    /// Only the operations on these source lines record a mark (`None`: every operation that
+    /// issues work or waits). Fewer marks perturb the kernel less: each clock read stops
+    /// ptxas scheduling across the op boundary where it sits.
+    pub lines: Option<MarkedLines>,
+}
+
+/// A set of at most [`MarkedLines::MAX`] source lines whose operations record a mark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MarkedLines {
+    lines: [u32; MarkedLines::MAX],
+    len: usize,
+}
+
+impl MarkedLines {
+    /// Most lines a set holds.
+    pub const MAX: usize = 8;
+
+    /// The set of `lines`: one to [`Self::MAX`] positive line numbers, each once.
+    pub fn new(lines: &[u32]) -> Result<Self, String> {
+        if lines.is_empty() || lines.len() > Self::MAX {
+            return Err(format!("mark 1 to {} source lines, not {}", Self::MAX, lines.len()));
+        }
+        let mut set = MarkedLines { lines: [0; Self::MAX], len: 0 };
+        for &line in lines {
+            if line == 0 {
+                return Err("source lines count from 1; line 0 is not a line".into());
+            }
+            if set.contains(line) {
+                return Err(format!("line {line} is listed twice"));
+            }
+            set.lines[set.len] = line;
+            set.len += 1;
+        }
+        Ok(set)
+    }
+
+    /// Whether `line` is in the set.
+    pub fn contains(&self, line: u32) -> bool {
+        self.lines[..self.len].contains(&line)
+    }
+
+    /// The lines, in the order given.
+    pub fn lines(&self) -> &[u32] {
+        &self.lines[..self.len]
+    }
 }
 
 impl TimestampSpec {
@@ -104,11 +149,12 @@ fn marks(class: Class) -> bool {
 
 impl Body<'_> {
     /// Emits the mark before an operation of `class` called `op` on `line`, when rendering
-    /// with timestamps (`timestamped`: the row's length in words).
+    /// with timestamps (`timestamped`) and the spec marks that line.
     pub(super) fn timestamp(&mut self, class: Class, op: &'static str, line: u32) -> Result<(), Unsupported> {
-        let Some(row) = self.timestamped.filter(|_| marks(class)) else {
+        let Some(spec) = self.timestamped.filter(|s| marks(class) && s.lines.is_none_or(|l| l.contains(line))) else {
             return Ok(());
         };
+        let row = spec.row();
         if self.uses.sites.len() >= MAX_SITES {
             return unsupported(line, format!("timestamps for more than {MAX_SITES} operations"));
         }
