@@ -27,6 +27,19 @@ def marks(path):
     return by
 
 
+def records(d, ids):
+    """Each configuration's raw marks in `d`, GPU then model: prints the configuration's
+    header, yields `(side, path)` for each file there and names the one missing."""
+    for cid in ids:
+        print(f"#{cid}")
+        for side in ("gpu", "model"):
+            path = os.path.join(d, f"{cid}_{side}_cta0.csv")
+            if os.path.exists(path):
+                yield side, path
+            else:
+                print(f"  {side}: no {path}")
+
+
 def spread(xs):
     xs = sorted(xs)
     if not xs:

@@ -30,7 +30,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handoff import spread  # noqa: E402
+from handoff import records, spread  # noqa: E402
 
 
 def marks(path):
@@ -104,20 +104,13 @@ def main():
             del args[k : k + 2]
     if len(args) < 2:
         raise SystemExit(__doc__)
-    d = args[0]
-    for cid in args[1:]:
-        print(f"#{cid}")
-        for side in ("gpu", "model"):
-            path = os.path.join(d, f"{cid}_{side}_cta0.csv")
-            if not os.path.exists(path):
-                print(f"  {side}: no {path}")
-                continue
-            present = {int(r["line"]) for r in csv.DictReader(open(path))}
-            issue, release = (243, 245) if 243 in present else (225, 227)
-            issue, release = lines.get("--issue", issue), lines.get("--release", release)
-            print(f"  {side} (lines {issue}, {release})")
-            for k, v in phase(path, issue, release).items():
-                print(f"    {k:<48} {v}")
+    for side, path in records(args[0], args[1:]):
+        present = {int(r["line"]) for r in csv.DictReader(open(path))}
+        issue, release = (243, 245) if 243 in present else (225, 227)
+        issue, release = lines.get("--issue", issue), lines.get("--release", release)
+        print(f"  {side} (lines {issue}, {release})")
+        for k, v in phase(path, issue, release).items():
+            print(f"    {k:<48} {v}")
 
 
 if __name__ == "__main__":
