@@ -24,32 +24,24 @@ latest group is still running into. Where the file also marks the acquire (line 
 loading warpgroup's `load`), the hand-off: stage j's acquire by warp 0 to warpgroup 1 past
 its wait for stage j (the copies' issue and flight, as warpgroup 1 sees them).
 """
-import csv
 import os
 import sys
-from collections import defaultdict
+from bisect import bisect_right
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from handoff import records, spread  # noqa: E402
+from handoff import marks, records, spread  # noqa: E402
 
-
-def marks(path):
-    by = defaultdict(lambda: defaultdict(list))
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if r["line"] != "0":
-                by[int(r["warp"])][int(r["line"])].append(int(r["cycle"]))
-    return by
+ROLE = "worker"
 
 
 def groups(by, warps, issue, release):
     """(issue, seen complete) of each of a warpgroup's groups, by pass."""
-    n = min(min(len(by[w][issue]), len(by[w][release])) for w in warps)
-    return [(max(by[w][issue][i] for w in warps), min(by[w][release][i] for w in warps)) for i in range(n)]
+    at = {(w, line): by[(w, ROLE, line)] for w in warps for line in (issue, release)}
+    n = min(min(len(at[(w, issue)]), len(at[(w, release)])) for w in warps)
+    return [(max(at[(w, issue)][i] for w in warps), min(at[(w, release)][i] for w in warps)) for i in range(n)]
 
 
-def phase(path, issue, release):
-    by = marks(path)
+def phase(by, issue, release):
     g0 = groups(by, range(0, 4), issue, release)
     g1 = groups(by, range(4, 8), issue, release)
     span0, before, into, lead, hit = [], [], [], [], 0
@@ -57,8 +49,8 @@ def phase(path, issue, release):
     for i, (a, done) in enumerate(g0):
         if i < 8:
             continue
-        j = max((k for k, s in enumerate(starts1) if s <= a), default=None)
-        if j is None:
+        j = bisect_right(starts1, a) - 1
+        if j < 0:
             continue
         b, c = g1[j]
         span0.append(done - a)
@@ -75,15 +67,15 @@ def phase(path, issue, release):
         "still running at warpgroup 0's issue": f"{hit / n:.0%} of its groups" if n else "none",
         "warpgroup 1's lead, passes": spread(lead),
         "warpgroup 1's group, issue to seen complete": spread([d - s for s, d in g1[8:]]),
-    } | handoff(by, g1)
+    } | acquire_to_past(by, g1)
 
 
 ACQUIRE = 191
 
 
-def handoff(by, g1):
+def acquire_to_past(by, g1):
     """Stage j's acquire (warp 0's mark) to warpgroup 1 past its wait for it, where marked."""
-    acquires = by[0][ACQUIRE]
+    acquires = by[(0, ROLE, ACQUIRE)]
     # Aligned from the end: one load a stage, the last for the last pass. The model's record
     # keeps one mark where a warp enters a line, so the prologue's back-to-back acquires are
     # one mark there; the loop's are apart.
@@ -105,11 +97,12 @@ def main():
     if len(args) < 2:
         raise SystemExit(__doc__)
     for side, path in records(args[0], args[1:]):
-        present = {int(r["line"]) for r in csv.DictReader(open(path))}
+        by = marks(path)
+        present = {line for (_, _, line) in by}
         issue, release = (243, 245) if 243 in present else (225, 227)
         issue, release = lines.get("--issue", issue), lines.get("--release", release)
         print(f"  {side} (lines {issue}, {release})")
-        for k, v in phase(path, issue, release).items():
+        for k, v in phase(by, issue, release).items():
             print(f"    {k:<48} {v}")
 
 

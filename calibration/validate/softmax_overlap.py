@@ -27,28 +27,33 @@ from handoff import records  # noqa: E402
 START, EXP2, S_ISSUE = 217, 221, 271
 
 
-def offsets(path):
-    """Warp 8's marks less warp 4's on the softmax's and `S`'s lines, and warp 4's iteration."""
-    by = defaultdict(lambda: defaultdict(list))
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            by[int(r["warp"])][int(r["line"])].append(int(r["cycle"]))
-
-    def apart(line):
-        a, b = by[4][line], by[8][line]
-        return statistics.median(b[i] - a[i] for i in range(2, min(len(a), len(b))))
-
-    starts = by[4][START]
-    iteration = statistics.median(starts[i + 1] - starts[i] for i in range(2, len(starts) - 1))
-    return apart(START), apart(S_ISSUE), iteration
-
-
-def intervals(path):
+def consumer_marks(path):
+    """Each consumer warp's marks, `(line, cycle)` in order."""
     by = defaultdict(list)
     with open(path) as f:
         for r in csv.DictReader(f):
             if r["role"] == "consumer" and r["line"] != "0":
                 by[int(r["warp"])].append((int(r["line"]), int(r["cycle"])))
+    return by
+
+
+def offsets(by):
+    """Warp 8's marks less warp 4's on the softmax's and `S`'s lines, and warp 4's iteration."""
+
+    def on(w, line):
+        return [c for l, c in by[w] if l == line]
+
+    def apart(line):
+        a, b = on(4, line), on(8, line)
+        return statistics.median(b[i] - a[i] for i in range(2, min(len(a), len(b))))
+
+    starts = on(4, START)
+    iteration = statistics.median(starts[i + 1] - starts[i] for i in range(2, len(starts) - 1))
+    return apart(START), apart(S_ISSUE), iteration
+
+
+def intervals(by):
+    """Each warp's softmaxes, `(start, end)`, after its first two."""
     out = {}
     for w, marks in by.items():
         spans, i = [], 0
@@ -74,7 +79,8 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     for side, path in records(sys.argv[1], sys.argv[2:]):
-        spans = intervals(path)
+        by = consumer_marks(path)
+        spans = intervals(by)
         total = shared = n = 0
         for w in range(4, 12):
             other = w + 4 if w < 8 else w - 4
@@ -84,7 +90,7 @@ def main():
                 n += 1
         if n:
             print(f"  {side:<5} softmax {total / n:6.0f} cycles a visit ({n} visits), {shared / total:5.1%} of it beside the other warpgroup's")
-            soft, s_issue, iteration = offsets(path)
+            soft, s_issue, iteration = offsets(by)
             print(f"        warpgroup 1 after warpgroup 0: softmax {soft:6.0f}, S issue {s_issue:6.0f}; iteration {iteration:6.0f}")
         else:
             print(f"  {side}: no softmax marks")

@@ -123,13 +123,14 @@ impl Backend for SimBackend<'_> {
         let issuer = self.spec.roles.get(who.role as usize).map_or(Issuer::uniform(self.timing.warp_size), Issuer::of);
         let mut lowered = self.lowered.borrow_mut();
         lowered.clear();
-        ring::before_op(self.spec, self.ring(who), &op, &mut lowered);
+        let ring = self.ring(who);
+        ring::before_op(self.spec, ring, &op, &mut lowered);
         if let Err(e) = lower(&op, issuer, self.timing, &mut lowered)
             && self.unsupported.get().is_none()
         {
             self.unsupported.set(Some((who, e)));
         }
-        ring::after_op(self.spec, self.ring(who), self.timing.release_convergence, &op, &mut lowered);
+        ring::after_op(self.spec, ring, self.timing.release_convergence, &op, &mut lowered);
         let site = self.sites.intern(who.role, self.written(who), SiteKind::of_op(&op));
         let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
         let mut pending = self.pending.borrow_mut();

@@ -184,7 +184,6 @@ pub fn after_op(spec: &KernelSpec, state: RingState, convergence: bool, op: &Op,
     if let Op::Arrive { slot, tx_bytes: 0 } = *op
         && convergence
         && pipeline_side(spec, slot).is_some()
-        && state.convergence() > 0
     {
         chain(state, state.convergence(), out);
     }

@@ -66,11 +66,6 @@ impl MarkedLines {
     pub fn contains(&self, line: u32) -> bool {
         self.lines[..self.len].contains(&line)
     }
-
-    /// The lines, in the order given.
-    pub fn lines(&self) -> &[u32] {
-        &self.lines[..self.len]
-    }
 }
 
 impl TimestampSpec {
