@@ -120,6 +120,10 @@ enum Command {
         /// waiting for them (`l2.hit_waits_for_fill`).
         #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
         l2_hit_waits_for_fill: Option<bool>,
+        /// Predict with a TMA miss's extra latency delaying its tile's fill in L2, for the
+        /// hits that wait for the fill as for the missing SM (`l2.fill_takes_miss_extra`).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        l2_fill_takes_miss_extra: Option<bool>,
         /// Predict with consecutive element-wise fragment operations issued interleaved
         /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
         /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
@@ -226,6 +230,9 @@ enum Command {
         /// With `l2.hit_waits_for_fill` on.
         #[arg(long)]
         l2_hit_waits_for_fill: bool,
+        /// With `l2.fill_takes_miss_extra` on (`=false`: off, whatever the description says).
+        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+        l2_fill_takes_miss_extra: Option<bool>,
         /// CTAs of the launch, one per SM (item 16 measured 1 to 132).
         #[arg(long, default_value_t = 132)]
         ctas: usize,
@@ -356,6 +363,7 @@ fn run(args: Args) -> Result<(), String> {
             wgmma_descriptors_before_each,
             wgmma_group_start_from_fence,
             l2_hit_waits_for_fill,
+            l2_fill_takes_miss_extra,
             interleave_element_wise,
             fold_zero_fill,
             release_convergence,
@@ -411,6 +419,7 @@ fn run(args: Args) -> Result<(), String> {
                     wgmma_descriptors_before_each,
                     wgmma_group_start_from_fence,
                     l2_hit_waits_for_fill,
+                    l2_fill_takes_miss_extra,
                     interleave_element_wise,
                     fold_zero_fill,
                     release_convergence,
@@ -442,11 +451,13 @@ fn run(args: Args) -> Result<(), String> {
         Command::TmaRing {
             holds,
             l2_hit_waits_for_fill,
+            l2_fill_takes_miss_extra,
             ctas,
             tma_miss_extra_latency,
             tma_miss_extra_latency_loaded,
         } => {
-            tma_ring::run(&holds, l2_hit_waits_for_fill, ctas, (tma_miss_extra_latency, tma_miss_extra_latency_loaded))
+            let fill = tma_ring::Fill { waits: l2_hit_waits_for_fill, takes_miss_extra: l2_fill_takes_miss_extra };
+            tma_ring::run(&holds, fill, ctas, (tma_miss_extra_latency, tma_miss_extra_latency_loaded))
         }
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
@@ -490,6 +501,7 @@ struct Overrides {
     wgmma_descriptors_before_each: Option<bool>,
     wgmma_group_start_from_fence: Option<bool>,
     l2_hit_waits_for_fill: Option<bool>,
+    l2_fill_takes_miss_extra: Option<bool>,
     interleave_element_wise: Option<bool>,
     fold_zero_fill: Option<bool>,
     release_convergence: Option<bool>,
@@ -577,6 +589,9 @@ fn predict_all(
     }
     if let Some(on) = overrides.l2_hit_waits_for_fill {
         machine.l2.hit_waits_for_fill.value = on;
+    }
+    if let Some(on) = overrides.l2_fill_takes_miss_extra {
+        machine.l2.fill_takes_miss_extra.value = on;
     }
     if let Some(on) = overrides.interleave_element_wise {
         machine.issue.interleave_element_wise.value = on;

@@ -89,21 +89,27 @@ mod ring {
 /// Tiles each CTA reads; the first is left out of the figures (its loads start together).
 const TILES: usize = 3;
 
-/// Runs the ring for each order and hold on the H200 model (`fill_wait`:
-/// `l2.hit_waits_for_fill` on) and prints the stage latency's median and p10-p90.
+/// How the model's L2 treats a tile still being filled, in place of the H200's description.
+pub struct Fill {
+    /// `l2.hit_waits_for_fill` on (else as described).
+    pub waits: bool,
+    /// `l2.fill_takes_miss_extra` set to this, if given.
+    pub takes_miss_extra: Option<bool>,
+}
+
+/// Runs the ring for each order and hold on the H200 model (`fill`: its fill switches) and
+/// prints the stage latency's median and p10-p90.
 /// `miss_extra`: `tma.miss_extra_latency_cycles` and `tma.miss_extra_latency_loaded_cycles`
 /// in place of the H200's, each if given.
-pub fn run(
-    holds: &[usize],
-    fill_wait: bool,
-    ctas: usize,
-    miss_extra: (Option<u32>, Option<u32>),
-) -> Result<(), String> {
+pub fn run(holds: &[usize], fill: Fill, ctas: usize, miss_extra: (Option<u32>, Option<u32>)) -> Result<(), String> {
     if !(1..=ring::CTAS).contains(&ctas) {
         return Err(format!("--ctas must be 1 to {} (one CTA per SM), not {ctas}", ring::CTAS));
     }
     let mut machine = Machine::h200();
-    machine.l2.hit_waits_for_fill.value |= fill_wait;
+    machine.l2.hit_waits_for_fill.value |= fill.waits;
+    if let Some(on) = fill.takes_miss_extra {
+        machine.l2.fill_takes_miss_extra.value = on;
+    }
     if let Some(extra) = miss_extra.0 {
         machine.tma.miss_extra_latency_cycles.value = extra;
     }

@@ -55,7 +55,10 @@
 //! latency), hits in the other across the fabric for the lines homed there (`l2.far_hit_latency_cycles`),
 //! or misses for some of its lines, which then also go through HBM (bandwidth for the bytes
 //! missed, and latency); with `l2.hit_waits_for_fill` (on for the H100/H200, measured), a
-//! hit on a tile whose miss is not yet back waits for it. Loads that name no tile count as hits. Stores write through L2 into
+//! hit on a tile whose miss is not yet back waits for it; with `l2.fill_takes_miss_extra` the
+//! miss is back only after its extra latency at the SM (alone or loaded,
+//! [`MemorySystem::miss_extra`]), for the waiting hits as for the missing SM. Loads that name
+//! no tile count as hits. Stores write through L2 into
 //! their home partitions and are charged to HBM bandwidth as the eventual write-back.
 
 use std::collections::HashMap;
@@ -185,6 +188,9 @@ pub(crate) struct MemorySystem {
     /// finds its lines still being filled from HBM and waits for them (kept only with
     /// `l2.hit_waits_for_fill`).
     filling: Option<HashMap<GlobalTile, f64>>,
+    /// Whether a miss's extra latency at its SM delays its tile's fill
+    /// (`l2.fill_takes_miss_extra`, [`MemorySystem::miss_extra`]).
+    fill_takes_miss_extra: bool,
     /// Per SM, the cycle its last TMA load outstanding lands.
     landing: Vec<f64>,
     /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
@@ -217,6 +223,7 @@ impl MemorySystem {
             window: timing.l2_coalescing_window,
             last_asked: HashMap::new(),
             filling: timing.l2_hit_waits_for_fill.then(HashMap::new),
+            fill_takes_miss_extra: timing.l2_fill_takes_miss_extra,
             landing: vec![0.0; sms],
             write_rate: timing.l2_write_bytes_per_clk,
             sector_write_rate: timing.l2_sector_write_bytes_per_clk,
@@ -340,6 +347,22 @@ impl MemorySystem {
             self.last_asked.insert(k, (t, back));
         }
         (back, source != Source::Hbm)
+    }
+
+    /// The miss of `key` just loaded takes `extra` cycles more before its SM's waiter resumes
+    /// (`tma.miss_extra_latency_cycles` or its loaded form): with
+    /// `l2.fill_takes_miss_extra` its lines are filled that much later too, for the hits
+    /// that wait for the fill and the loads the coalescer answers with its data.
+    pub fn miss_extra(&mut self, key: Option<GlobalTile>, extra: f64) {
+        let Some(k) = key.filter(|_| self.fill_takes_miss_extra) else {
+            return;
+        };
+        if let Some(back) = self.filling.as_mut().and_then(|f| f.get_mut(&k)) {
+            *back += extra;
+        }
+        if let Some((_, back)) = self.last_asked.get_mut(&k) {
+            *back += extra;
+        }
     }
 
     /// A latency of median `median` and spread `spread`, drawn.
@@ -476,5 +499,34 @@ mod tests {
         let (first, _) = mem.load(0, 0.0, 8192, tile, false, Access::Bulk);
         let (later, hit) = mem.load(2, first + 1.0, 8192, tile, false, Access::Bulk);
         assert!(hit && later - (first + 1.0) < 1000.0, "{later} / {first}");
+    }
+
+    #[test]
+    fn with_the_fill_taking_the_miss_extra_a_waiting_hit_and_a_coalesced_load_wait_for_it_too() {
+        let backs = |takes: bool| {
+            let mut machine = crate::sim::Machine::h200();
+            machine.l2.coalescing_window_cycles.value = 20;
+            machine.l2.hit_waits_for_fill.value = true;
+            machine.l2.fill_takes_miss_extra.value = takes;
+            let mut mem = MemorySystem::new(&Timing::new(&machine, 1.0), 4, 0);
+            let tile = Some(GlobalTile { tensor: 1, origin: 7 });
+            let (first, hit) = mem.load(0, 0.0, 8192, tile, false, Access::Bulk);
+            assert!(!hit, "the first load misses");
+            mem.miss_extra(tile, 300.0);
+            let (coalesced, hit) = mem.load(1, 10.0, 8192, tile, false, Access::Bulk);
+            assert!(hit && mem.coalesced == 1, "answered by the coalescer");
+            let (waited, hit) = mem.load(2, 100.0, 8192, tile, false, Access::Bulk);
+            assert!(hit && mem.coalesced == 1, "a hit waiting for the fill");
+            // Another tile's fill is not moved.
+            let other = Some(GlobalTile { tensor: 1, origin: 8 });
+            let (other_first, _) = mem.load(0, 0.0, 8192, other, false, Access::Bulk);
+            let (other_waited, _) = mem.load(2, 100.0, 8192, other, false, Access::Bulk);
+            assert_eq!(other_waited, other_first);
+            (first, coalesced, waited)
+        };
+        let (first, coalesced, waited) = backs(false);
+        assert_eq!((coalesced, waited), (first, first), "off: back with the miss's data at the L2");
+        let (first, coalesced, waited) = backs(true);
+        assert_eq!((coalesced, waited), (first + 300.0, first + 300.0), "on: the extra too");
     }
 }

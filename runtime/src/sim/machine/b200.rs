@@ -256,6 +256,7 @@ impl Machine {
                     "not measured on a B200: no request merged, as before the H200's counters showed the coalescer",
                 ),
                 hit_waits_for_fill: Param::new(true, "as the H100/H200 description (measured on the H200)"),
+                fill_takes_miss_extra: Machine::h100_sxm().l2.fill_takes_miss_extra.assumed(src::ASSUMED_HOPPER),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(

@@ -377,6 +377,10 @@ impl Machine {
                     true,
                     "measured (H200): in calibration item 16's ring in a GEMM's tile order, where a tile's later readers hit in L2, a stage is full as late as where every load misses once other SMs load (4 stages, hold 0: 1326 / 1350 / 1407 cycles from the last box with 8 / 16 / 33 CTAs against 1351 / 1394 / 2161 for unique tiles; one stage, 132 CTAs: 1292-1336 at every hold), and far sooner than a hit alone (449): the hits wait for the fills (calibration/README.md Item 16, 'Alone and under load'). Kept false before the boxes were issued one by one and the miss latency grew with the load (docs/validation.md, 'A hit waits for its lines to fill')",
                 ),
+                fill_takes_miss_extra: Param::new(
+                    false,
+                    "trial (calibration/validate/h200/predict/fill_extra/): in calibration item 16's ring in a GEMM's tile order under load (H200) every stage is as late as a loaded miss (1292-1336 cycles from the last box with 132 CTAs, p10 1119; 1326 / 1350 / 1407 with 8 / 16 / 33 CTAs against 1351 / 1394 for unique tiles), where the model with the extra the missing SM's alone has the tile's later readers back 330-740 cycles sooner (961, p10 618, at hold 2048)",
+                ),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(80_000_000_000, "NVIDIA H100 datasheet: 80 GB HBM3 (SXM5)"),

@@ -560,6 +560,12 @@ parameters! {
         /// HBM waits for them (its data back no sooner than the filling load's), rather than
         /// returning at the hit latency as if they were there.
         pub hit_waits_for_fill: Param<bool>,
+        /// Whether a TMA miss's extra latency (`tma.miss_extra_latency_cycles`, or
+        /// `miss_extra_latency_loaded_cycles` while other SMs load) is the memory system's:
+        /// the tile's lines are filled that much later, so the hits that wait for the fill
+        /// and the loads the coalescer answers with the miss's data wait for it too. Off:
+        /// the extra is the missing SM's alone.
+        pub fill_takes_miss_extra: Param<bool>,
     }
 }
 

@@ -99,6 +99,9 @@ impl Sm {
             (false, false) => timing.tma_miss_extra_latency,
             (false, true) => timing.tma_miss_extra_latency_loaded,
         };
+        if !hit {
+            mem.miss_extra(src, extra as f64);
+        }
         ceil(streamed) + extra
     }
 
