@@ -85,78 +85,8 @@ enum Command {
         /// sustained figures still come from its counts): how the cycles depend on the clock.
         #[arg(long)]
         clock_ghz: Option<f64>,
-        /// Predict with this L2 request coalescer window in cycles in place of the H200's
-        /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
-        #[arg(long)]
-        l2_coalescing_window: Option<u32>,
-        /// Predict with a `try_wait` on an already completed mbarrier phase taking this many
-        /// cycles (`sync.mbarrier_passed_wait_cycles`; the H200's description charges the
-        /// measured 55, calibration/README.md Item 20).
-        #[arg(long)]
-        mbarrier_passed_wait_cycles: Option<u32>,
-        /// Predict with this extra latency for a TMA copy that misses L2, in cycles, in place
-        /// of the H200's (`tma.miss_extra_latency_cycles`, fitted on one CTA: 120): where a
-        /// schedule's timing depends on when its copies land within the loop.
-        #[arg(long)]
-        tma_miss_extra_latency: Option<u32>,
-        /// Predict with this extra latency for a TMA miss while other SMs load, in cycles, in
-        /// place of the H200's (`tma.miss_extra_latency_loaded_cycles`, fitted on 132 CTAs:
-        /// 740).
-        #[arg(long)]
-        tma_miss_extra_latency_loaded: Option<u32>,
-        /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,
-        /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`);
-        /// `=false` predicts without, whatever the machine description says (so do the
-        /// three switches below).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        wgmma_descriptors_before_each: Option<bool>,
-        /// Predict with a `wgmma` group's start running from its fence, before the arithmetic
-        /// of its first MMA's descriptors, where that arithmetic is placed before the MMA
-        /// (`tensor.issue.wgmma.group_start_from_fence`; with `--mma-placement` or
-        /// `--wgmma-descriptors-before-each`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        wgmma_group_start_from_fence: Option<bool>,
-        /// Predict with a hit on a tile whose lines an earlier load is still filling from HBM
-        /// waiting for them (`l2.hit_waits_for_fill`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        l2_hit_waits_for_fill: Option<bool>,
-        /// Predict with a TMA miss's extra latency delaying its tile's fill in L2, for the
-        /// hits that wait for the fill as for the missing SM (`l2.fill_takes_miss_extra`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        l2_fill_takes_miss_extra: Option<bool>,
-        /// Predict with consecutive element-wise fragment operations issued interleaved
-        /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
-        /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        interleave_element_wise: Option<bool>,
-        /// Predict with a fragment's zero fill costing nothing when the next op is an MMA
-        /// accumulating into it, as ptxas folds it (`issue.fold_zero_fill`,
-        /// `runtime/src/sim/fold.rs`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        fold_zero_fill: Option<bool>,
-        /// Predict with each release of a per-thread ring (the non-specialized GEMM) followed
-        /// by its convergence code, a chain of 8 on every warp (`issue.release_convergence`,
-        /// `runtime/src/sim/ring.rs`).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        release_convergence: Option<bool>,
-        /// Predict with each warp waiting this many cycles on average after each arithmetic
-        /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
-        /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39, as the
-        /// H200's description has it; 1 predicts without).
-        #[arg(long, value_parser = parse_fixed_stall)]
-        fixed_stall_cycles: Option<f64>,
-        /// Predict with the arithmetic that builds each `wgmma`'s descriptors holding its warp
-        /// for these cycles per MMA, `SS,RS` (`tensor.issue.wgmma.descriptor_cycles_ss` and
-        /// `_rs`: ptxas's fixed stalls between two MMAs of a group, 33.2,28.4 in the generated
-        /// kernels, calibration item 41, as the H200's description applies them; 0,0: none).
-        #[arg(long, value_parser = parse_descriptor_cycles)]
-        wgmma_descriptor_cycles: Option<DescriptorCycles>,
-        /// Predict with each descriptor instruction's hold multiplied by this factor while its
-        /// warp's own warpgroup has an MMA group in flight
-        /// (`tensor.interference.descriptor_latency_factor_own`; the H200's description: 1,
-        /// none; item 38's chain: 1.60).
-        #[arg(long, value_parser = parse_factor)]
-        descriptor_latency_factor_own: Option<f64>,
+        #[command(flatten)]
+        overrides: Overrides,
         /// Diagnostic: every TMA load lands at its issue and moves nothing, in the model
         /// (`SimOptions::copies_free`) and on the GPU (the kernels built with
         /// `WS_COPIES_FREE`, `Cuda::without_copies`; GEMM results not checked): each
@@ -213,6 +143,8 @@ enum Command {
         /// Run the model and compare with the GPU records in this directory.
         #[arg(long)]
         compare: Option<PathBuf>,
+        #[command(flatten)]
+        overrides: Overrides,
         /// With --gpu: record the first this many CTAs of each launch.
         #[arg(long, default_value_t = 132)]
         record_ctas: u32,
@@ -356,20 +288,7 @@ fn run(args: Args) -> Result<(), String> {
             resimulate,
             clocks_from,
             clock_ghz,
-            l2_coalescing_window,
-            mbarrier_passed_wait_cycles,
-            tma_miss_extra_latency,
-            tma_miss_extra_latency_loaded,
-            wgmma_descriptors_before_each,
-            wgmma_group_start_from_fence,
-            l2_hit_waits_for_fill,
-            l2_fill_takes_miss_extra,
-            interleave_element_wise,
-            fold_zero_fill,
-            release_convergence,
-            fixed_stall_cycles,
-            wgmma_descriptor_cycles,
-            descriptor_latency_factor_own,
+            overrides,
             copies_free,
             mma_placement,
             wait_forms,
@@ -411,23 +330,7 @@ fn run(args: Args) -> Result<(), String> {
                     placements: placements.as_ref(),
                     wait_forms: forms.as_ref(),
                 };
-                let overrides = Overrides {
-                    l2_coalescing_window,
-                    mbarrier_passed_wait_cycles,
-                    tma_miss_extra_latency,
-                    tma_miss_extra_latency_loaded,
-                    wgmma_descriptors_before_each,
-                    wgmma_group_start_from_fence,
-                    l2_hit_waits_for_fill,
-                    l2_fill_takes_miss_extra,
-                    interleave_element_wise,
-                    fold_zero_fill,
-                    release_convergence,
-                    fixed_stall_cycles,
-                    wgmma_descriptor_cycles,
-                    descriptor_latency_factor_own,
-                };
-                predict_all(&configs, &model_out, how, &clocks, overrides)?;
+                predict_all(&configs, &model_out, how, &clocks, &overrides)?;
             }
             if let Some(dir) = gpu {
                 measure_all(&configs, &dir, Measure { sustained_s, rest_s, profile, copies_free }, &cublas)?;
@@ -439,12 +342,12 @@ fn run(args: Args) -> Result<(), String> {
             println!("{} kernels compiled into {}: {}", written.len(), out.display(), written.join(", "));
             Ok(())
         }
-        Command::OpTimes { select: s, gpu, compare, record_ctas, lines } => {
+        Command::OpTimes { select: s, gpu, compare, record_ctas, lines, overrides } => {
             let lines = if lines.is_empty() { None } else { Some(MarkedLines::new(&lines)?) };
             let configs = select(&s)?;
             match (gpu, compare) {
                 (Some(dir), None) => op_times::record(&configs, &dir, record_ctas, lines),
-                (None, Some(dir)) => op_times::compare(&configs, &dir, lines),
+                (None, Some(dir)) => op_times::compare(&configs, &dir, lines, &overrides.machine()),
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
@@ -492,22 +395,141 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 /// Parameters of the H200's description to predict with in place of its own: what the
-/// model gives with them.
+/// model gives with them (`validate run`, `validate op-times --compare`).
+#[derive(clap::Args, Debug, Clone, Default)]
 struct Overrides {
+    /// Predict with this L2 request coalescer window in cycles in place of the H200's
+    /// (`l2.coalescing_window_cycles`; 0: no coalescer): what the model gives with it.
+    #[arg(long)]
     l2_coalescing_window: Option<u32>,
-    mbarrier_passed_wait_cycles: Option<u32>,
-    tma_miss_extra_latency: Option<u32>,
-    tma_miss_extra_latency_loaded: Option<u32>,
-    wgmma_descriptors_before_each: Option<bool>,
-    wgmma_group_start_from_fence: Option<bool>,
+    /// Predict with a `try_wait` on an already completed mbarrier phase taking this many
+    /// cycles (`sync.mbarrier_passed_wait_cycles`; the H200's description charges the
+    /// measured 55, calibration/README.md Item 20).
+    #[arg(long)]
+    pub mbarrier_passed_wait_cycles: Option<u32>,
+    /// Predict with this extra latency for a TMA copy that misses L2, in cycles, in place
+    /// of the H200's (`tma.miss_extra_latency_cycles`, fitted on one CTA: 120): where a
+    /// schedule's timing depends on when its copies land within the loop.
+    #[arg(long)]
+    pub tma_miss_extra_latency: Option<u32>,
+    /// Predict with this extra latency for a TMA miss while other SMs load, in cycles, in
+    /// place of the H200's (`tma.miss_extra_latency_loaded_cycles`, fitted on 132 CTAs:
+    /// 740).
+    #[arg(long)]
+    pub tma_miss_extra_latency_loaded: Option<u32>,
+    /// Predict with each `wgmma` of a group issued after its own descriptor arithmetic,
+    /// as the compiled code orders them (`tensor.issue.wgmma.descriptors_before_each`);
+    /// `=false` predicts without, whatever the machine description says (so do the
+    /// three switches below).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub wgmma_descriptors_before_each: Option<bool>,
+    /// Predict with a `wgmma` group's start running from its fence, before the arithmetic
+    /// of its first MMA's descriptors, where that arithmetic is placed before the MMA
+    /// (`tensor.issue.wgmma.group_start_from_fence`; with `--mma-placement` or
+    /// `--wgmma-descriptors-before-each`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub wgmma_group_start_from_fence: Option<bool>,
+    /// Predict with a hit on a tile whose lines an earlier load is still filling from HBM
+    /// waiting for them (`l2.hit_waits_for_fill`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     l2_hit_waits_for_fill: Option<bool>,
+    /// Predict with a TMA miss's extra latency delaying its tile's fill in L2, for the
+    /// hits that wait for the fill as for the missing SM (`l2.fill_takes_miss_extra`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     l2_fill_takes_miss_extra: Option<bool>,
-    interleave_element_wise: Option<bool>,
-    fold_zero_fill: Option<bool>,
-    release_convergence: Option<bool>,
-    fixed_stall_cycles: Option<f64>,
-    wgmma_descriptor_cycles: Option<DescriptorCycles>,
-    descriptor_latency_factor_own: Option<f64>,
+    /// Predict with consecutive element-wise fragment operations issued interleaved
+    /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
+    /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub interleave_element_wise: Option<bool>,
+    /// Predict with a fragment's zero fill costing nothing when the next op is an MMA
+    /// accumulating into it, as ptxas folds it (`issue.fold_zero_fill`,
+    /// `runtime/src/sim/fold.rs`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub fold_zero_fill: Option<bool>,
+    /// Predict with each release of a per-thread ring (the non-specialized GEMM) followed
+    /// by its convergence code, a chain of 8 on every warp (`issue.release_convergence`,
+    /// `runtime/src/sim/ring.rs`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub release_convergence: Option<bool>,
+    /// Predict with each warp waiting this many cycles on average after each arithmetic
+    /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
+    /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39, as the
+    /// H200's description has it; 1 predicts without).
+    #[arg(long, value_parser = parse_fixed_stall)]
+    pub fixed_stall_cycles: Option<f64>,
+    /// Predict with the arithmetic that builds each `wgmma`'s descriptors holding its warp
+    /// for these cycles per MMA, `SS,RS` (`tensor.issue.wgmma.descriptor_cycles_ss` and
+    /// `_rs`: ptxas's fixed stalls between two MMAs of a group, 33.2,28.4 in the generated
+    /// kernels, calibration item 41, as the H200's description applies them; 0,0: none).
+    #[arg(long, value_parser = parse_descriptor_cycles)]
+    pub wgmma_descriptor_cycles: Option<DescriptorCycles>,
+    /// Predict with each descriptor instruction's hold multiplied by this factor while its
+    /// warp's own warpgroup has an MMA group in flight
+    /// (`tensor.interference.descriptor_latency_factor_own`; the H200's description: 1,
+    /// none; item 38's chain: 1.60).
+    #[arg(long, value_parser = parse_factor)]
+    pub descriptor_latency_factor_own: Option<f64>,
+}
+
+impl Overrides {
+    /// The H200's description with these parameters in place of its own.
+    fn machine(&self) -> Machine {
+        let mut machine = Machine::h200();
+        if let Some(window) = self.l2_coalescing_window {
+            machine.l2.coalescing_window_cycles.value = window;
+        }
+        if let Some(cycles) = self.mbarrier_passed_wait_cycles {
+            machine.sync.mbarrier_passed_wait_cycles.value = cycles;
+        }
+        if let Some(cycles) = self.tma_miss_extra_latency {
+            machine.tma.miss_extra_latency_cycles.value = cycles;
+        }
+        if let Some(cycles) = self.tma_miss_extra_latency_loaded {
+            machine.tma.miss_extra_latency_loaded_cycles.value = cycles;
+        }
+        if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma {
+            descriptors_before_each,
+            group_start_from_fence,
+            descriptor_cycles_ss,
+            descriptor_cycles_rs,
+            ..
+        } = &mut machine.tensor.issue
+        {
+            if let Some(on) = self.wgmma_descriptors_before_each {
+                descriptors_before_each.value = on;
+            }
+            if let Some(on) = self.wgmma_group_start_from_fence {
+                group_start_from_fence.value = on;
+            }
+            if let Some(c) = self.wgmma_descriptor_cycles {
+                descriptor_cycles_ss.value = c.ss;
+                descriptor_cycles_rs.value = c.rs;
+            }
+        }
+        if let Some(on) = self.l2_hit_waits_for_fill {
+            machine.l2.hit_waits_for_fill.value = on;
+        }
+        if let Some(on) = self.l2_fill_takes_miss_extra {
+            machine.l2.fill_takes_miss_extra.value = on;
+        }
+        if let Some(on) = self.interleave_element_wise {
+            machine.issue.interleave_element_wise.value = on;
+        }
+        if let Some(on) = self.fold_zero_fill {
+            machine.issue.fold_zero_fill.value = on;
+        }
+        if let Some(on) = self.release_convergence {
+            machine.issue.release_convergence.value = on;
+        }
+        if let Some(cycles) = self.fixed_stall_cycles {
+            machine.issue.fixed_stall_cycles.value = cycles;
+        }
+        if let Some(factor) = self.descriptor_latency_factor_own {
+            machine.tensor.interference.descriptor_latency_factor_own.value = factor;
+        }
+        machine
+    }
 }
 
 /// Cycles of descriptor arithmetic per `wgmma`, with both operands in shared memory and with
@@ -552,62 +574,10 @@ fn predict_all(
     out: &Path,
     how: model::How<'_>,
     clocks: &std::collections::HashMap<usize, f64>,
-    overrides: Overrides,
+    overrides: &Overrides,
 ) -> Result<(), String> {
     use std::io::Write;
-    let mut machine = Machine::h200();
-    if let Some(window) = overrides.l2_coalescing_window {
-        machine.l2.coalescing_window_cycles.value = window;
-    }
-    if let Some(cycles) = overrides.mbarrier_passed_wait_cycles {
-        machine.sync.mbarrier_passed_wait_cycles.value = cycles;
-    }
-    if let Some(cycles) = overrides.tma_miss_extra_latency {
-        machine.tma.miss_extra_latency_cycles.value = cycles;
-    }
-    if let Some(cycles) = overrides.tma_miss_extra_latency_loaded {
-        machine.tma.miss_extra_latency_loaded_cycles.value = cycles;
-    }
-    if let warpspec::sim::machine::MmaIssue::WarpgroupWgmma {
-        descriptors_before_each,
-        group_start_from_fence,
-        descriptor_cycles_ss,
-        descriptor_cycles_rs,
-        ..
-    } = &mut machine.tensor.issue
-    {
-        if let Some(on) = overrides.wgmma_descriptors_before_each {
-            descriptors_before_each.value = on;
-        }
-        if let Some(on) = overrides.wgmma_group_start_from_fence {
-            group_start_from_fence.value = on;
-        }
-        if let Some(c) = overrides.wgmma_descriptor_cycles {
-            descriptor_cycles_ss.value = c.ss;
-            descriptor_cycles_rs.value = c.rs;
-        }
-    }
-    if let Some(on) = overrides.l2_hit_waits_for_fill {
-        machine.l2.hit_waits_for_fill.value = on;
-    }
-    if let Some(on) = overrides.l2_fill_takes_miss_extra {
-        machine.l2.fill_takes_miss_extra.value = on;
-    }
-    if let Some(on) = overrides.interleave_element_wise {
-        machine.issue.interleave_element_wise.value = on;
-    }
-    if let Some(on) = overrides.fold_zero_fill {
-        machine.issue.fold_zero_fill.value = on;
-    }
-    if let Some(on) = overrides.release_convergence {
-        machine.issue.release_convergence.value = on;
-    }
-    if let Some(cycles) = overrides.fixed_stall_cycles {
-        machine.issue.fixed_stall_cycles.value = cycles;
-    }
-    if let Some(factor) = overrides.descriptor_latency_factor_own {
-        machine.tensor.interference.descriptor_latency_factor_own.value = factor;
-    }
+    let machine = overrides.machine();
     if let Some(dir) = how.reports {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

@@ -323,9 +323,9 @@ fn parse_times(text: &str) -> Result<OpTimes, String> {
 }
 
 /// Runs the model for every configuration with a GPU record in `dir` and writes the
-/// comparison beside it, the model's marks on `lines` only where given (as the record's).
-pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>) -> Result<(), String> {
-    let machine = Machine::h200();
+/// comparison beside it, the model's marks on `lines` only where given (as the record's), on
+/// `machine` (the H200's description, or one with some parameters in its place).
+pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>, machine: &Machine) -> Result<(), String> {
     for c in configs {
         let gpu_path = dir.join(format!("{}_gpu.csv", c.id));
         let Ok(text) = std::fs::read_to_string(&gpu_path) else {
@@ -333,7 +333,7 @@ pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>) -> Re
             continue;
         };
         let measured = parse_times(&text)?;
-        let (model, sites, raw) = launch(c, false, &mut Model { machine: &machine, lines })??;
+        let (model, sites, raw) = launch(c, false, &mut Model { machine, lines })??;
         write(&dir.join(format!("{}_model.csv", c.id)), &model.csv())?;
         write(&dir.join(format!("{}_model_cta0.csv", c.id)), &raw)?;
         let label = |role: &str, line: u32| sites.get(&(role.to_string(), line)).map_or(String::new(), |o| o.join("+"));
