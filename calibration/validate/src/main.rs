@@ -159,21 +159,11 @@ enum Command {
         /// Cycles the consumer holds each stage, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "0,512,1024,2048")]
         holds: Vec<usize>,
-        /// With `l2.hit_waits_for_fill` on.
-        #[arg(long)]
-        l2_hit_waits_for_fill: bool,
-        /// With `l2.fill_takes_miss_extra` on (`=false`: off, whatever the description says).
-        #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
-        l2_fill_takes_miss_extra: Option<bool>,
         /// CTAs of the launch, one per SM (item 16 measured 1 to 132).
         #[arg(long, default_value_t = 132)]
         ctas: usize,
-        /// With `tma.miss_extra_latency_cycles` set to this (a sweep for its fit).
-        #[arg(long)]
-        tma_miss_extra_latency: Option<u32>,
-        /// With `tma.miss_extra_latency_loaded_cycles` set to this.
-        #[arg(long)]
-        tma_miss_extra_latency_loaded: Option<u32>,
+        #[command(flatten)]
+        overrides: Overrides,
     },
     /// Fit the power model's coefficients on the calibration rows.
     Fit {
@@ -351,17 +341,7 @@ fn run(args: Args) -> Result<(), String> {
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
-        Command::TmaRing {
-            holds,
-            l2_hit_waits_for_fill,
-            l2_fill_takes_miss_extra,
-            ctas,
-            tma_miss_extra_latency,
-            tma_miss_extra_latency_loaded,
-        } => {
-            let fill = tma_ring::Fill { waits: l2_hit_waits_for_fill, takes_miss_extra: l2_fill_takes_miss_extra };
-            tma_ring::run(&holds, fill, ctas, (tma_miss_extra_latency, tma_miss_extra_latency_loaded))
-        }
+        Command::TmaRing { holds, ctas, overrides } => tma_ring::run(&holds, ctas, &overrides.machine()),
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
@@ -437,6 +417,10 @@ struct Overrides {
     /// hits that wait for the fill as for the missing SM (`l2.fill_takes_miss_extra`).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     l2_fill_takes_miss_extra: Option<bool>,
+    /// Predict with each TMA copy streaming at an equal share of the L2 among the SMs whose
+    /// data streams in when its own starts (`l2.share_among_streaming`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    l2_share_among_streaming: Option<bool>,
     /// Predict with consecutive element-wise fragment operations issued interleaved
     /// across their pipes, as ptxas schedules them (`issue.interleave_element_wise`,
     /// `runtime/src/sim/mix.rs`), in place of one burst per operation.
@@ -512,6 +496,9 @@ impl Overrides {
         }
         if let Some(on) = self.l2_fill_takes_miss_extra {
             machine.l2.fill_takes_miss_extra.value = on;
+        }
+        if let Some(on) = self.l2_share_among_streaming {
+            machine.l2.share_among_streaming.value = on;
         }
         if let Some(on) = self.interleave_element_wise {
             machine.issue.interleave_element_wise.value = on;

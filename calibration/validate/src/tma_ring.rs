@@ -89,32 +89,11 @@ mod ring {
 /// Tiles each CTA reads; the first is left out of the figures (its loads start together).
 const TILES: usize = 3;
 
-/// How the model's L2 treats a tile still being filled, in place of the H200's description.
-pub struct Fill {
-    /// `l2.hit_waits_for_fill` on (else as described).
-    pub waits: bool,
-    /// `l2.fill_takes_miss_extra` set to this, if given.
-    pub takes_miss_extra: Option<bool>,
-}
-
-/// Runs the ring for each order and hold on the H200 model (`fill`: its fill switches) and
-/// prints the stage latency's median and p10-p90.
-/// `miss_extra`: `tma.miss_extra_latency_cycles` and `tma.miss_extra_latency_loaded_cycles`
-/// in place of the H200's, each if given.
-pub fn run(holds: &[usize], fill: Fill, ctas: usize, miss_extra: (Option<u32>, Option<u32>)) -> Result<(), String> {
+/// Runs the ring for each order and hold on `machine` (the H200's description, or one with
+/// some parameters in its place) and prints the stage latency's median and p10-p90.
+pub fn run(holds: &[usize], ctas: usize, machine: &Machine) -> Result<(), String> {
     if !(1..=ring::CTAS).contains(&ctas) {
         return Err(format!("--ctas must be 1 to {} (one CTA per SM), not {ctas}", ring::CTAS));
-    }
-    let mut machine = Machine::h200();
-    machine.l2.hit_waits_for_fill.value |= fill.waits;
-    if let Some(on) = fill.takes_miss_extra {
-        machine.l2.fill_takes_miss_extra.value = on;
-    }
-    if let Some(extra) = miss_extra.0 {
-        machine.tma.miss_extra_latency_cycles.value = extra;
-    }
-    if let Some(extra) = miss_extra.1 {
-        machine.tma.miss_extra_latency_loaded_cycles.value = extra;
     }
     println!("order   hold (cycles)   last box -> consumer past its wait: median (p10-p90)   cycles a stage");
     for (pattern, order) in [(ring::GEMM, "gemm"), (ring::UNIQUE, "unique"), (ring::HIT, "hit")] {
@@ -130,7 +109,7 @@ pub fn run(holds: &[usize], fill: Fill, ctas: usize, miss_extra: (Option<u32>, O
             let trace = TraceOptions { sms: 1, ctas_per_sm: 1, max_events_per_sm: 2_000_000, window: None };
             let opts = SimOptions { clock_ghz: Some(1.98), ..SimOptions::default() }.with_trace(trace);
             let grid = Grid::new(ctas as u32, 1, 1);
-            let report = sim::simulate::<ring::Kernel>(&machine, grid, &args, &opts).map_err(|e| e.to_string())?;
+            let report = sim::simulate::<ring::Kernel>(machine, grid, &args, &opts).map_err(|e| e.to_string())?;
             let spans = report.trace.as_ref().map(|t| t.events.as_slice()).unwrap_or_default();
             let marks = |role: &str, wait: bool| -> Vec<u64> {
                 spans

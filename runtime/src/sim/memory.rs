@@ -18,7 +18,9 @@
 //! share is fixed when the copy is issued, from the loads outstanding then (a fluid
 //! approximation of processor sharing; the FIFO above still bounds the total). With every SM
 //! loading, a copy streams at the L2's rate over the SM count (about 43 B/clk per SM at 1.75
-//! GHz on the H200, where one SM alone streams at 95).
+//! GHz on the H200, where one SM alone streams at 95). With `l2.share_among_streaming` (off
+//! on the H200) the share is among the SMs whose data is streaming in when the copy's own
+//! starts to arrive, not those still waiting out their latency ([`MemorySystem::streaming`]).
 //!
 //! Stores share the GPU's store bandwidth into L2 (measured apart from the loads' rate) the
 //! same way, among the SMs with a store outstanding: a TMA store reads shared memory at its
@@ -193,6 +195,9 @@ pub(crate) struct MemorySystem {
     fill_takes_miss_extra: bool,
     /// Per SM, the cycle its last TMA load outstanding lands.
     landing: Vec<f64>,
+    /// Per SM, the cycles its latest TMA data streams in, first byte to last (its copies
+    /// stream one after another, so consecutive windows merge).
+    streaming: Vec<(f64, f64)>,
     /// Bytes per cycle the GPU stores into L2 with TMA bulk stores.
     write_rate: f64,
     /// Bytes per cycle the GPU's warp stores write into L2, by how much of each sector.
@@ -225,6 +230,7 @@ impl MemorySystem {
             filling: timing.l2_hit_waits_for_fill.then(HashMap::new),
             fill_takes_miss_extra: timing.l2_fill_takes_miss_extra,
             landing: vec![0.0; sms],
+            streaming: vec![(0.0, 0.0); sms],
             write_rate: timing.l2_write_bytes_per_clk,
             sector_write_rate: timing.l2_sector_write_bytes_per_clk,
             writing: vec![0.0; sms],
@@ -251,6 +257,19 @@ impl MemorySystem {
             return 1.0;
         }
         (self.l2.bytes + self.coalesced_bytes) as f64 / self.l2.bytes as f64
+    }
+
+    /// SMs whose TMA data is streaming in at `at`, counting `sm` whether or not its is.
+    pub fn streaming(&self, sm: usize, at: f64) -> f64 {
+        let others = self.streaming.iter().enumerate().filter(|&(j, &(from, to))| j != sm && from <= at && at < to);
+        (others.count() + 1) as f64
+    }
+
+    /// Records that SM `sm`'s data streams in from `from` to `to`.
+    pub fn streams(&mut self, sm: usize, from: f64, to: f64) {
+        if let Some(w) = self.streaming.get_mut(sm) {
+            *w = if from <= w.1 { (w.0, w.1.max(to)) } else { (from, to) };
+        }
     }
 
     /// Records that SM `sm` has a TMA load outstanding until `until`.
@@ -499,6 +518,28 @@ mod tests {
         let (first, _) = mem.load(0, 0.0, 8192, tile, false, Access::Bulk);
         let (later, hit) = mem.load(2, first + 1.0, 8192, tile, false, Access::Bulk);
         assert!(hit && later - (first + 1.0) < 1000.0, "{later} / {first}");
+    }
+
+    #[test]
+    fn the_sms_streaming_are_those_whose_data_arrives_then() {
+        let timing = Timing::new(&crate::sim::Machine::h200(), 1.0);
+        let mut mem = MemorySystem::new(&timing, 8, 0);
+        assert_eq!(mem.streaming(0, 0.0), 1.0, "alone");
+        // SMs 1-3 have loads outstanding from cycle 0; only SM 1's data streams by 500.
+        for sm in 1..4 {
+            mem.outstanding_until(sm, 2000.0);
+        }
+        mem.streams(1, 400.0, 900.0);
+        mem.streams(2, 1200.0, 1700.0);
+        assert_eq!(mem.loading(0, 500.0), 4.0, "every SM with a load outstanding");
+        assert_eq!(mem.streaming(0, 500.0), 2.0, "only SM 1 streams then");
+        assert_eq!(mem.streaming(0, 900.0), 1.0, "a window ends with its last byte");
+        assert_eq!(mem.streaming(1, 500.0), 1.0, "an SM does not share with itself");
+        // An SM's next copy, streaming on from its last, widens its window.
+        mem.streams(1, 900.0, 1400.0);
+        assert_eq!(mem.streaming(0, 1300.0), 3.0);
+        mem.streams(1, 3000.0, 3100.0);
+        assert_eq!(mem.streaming(0, 1300.0), 2.0, "a later, separate copy starts a new window");
     }
 
     #[test]

@@ -179,6 +179,9 @@ pub struct Timing {
     pub l2_hit_waits_for_fill: bool,
     /// A TMA miss's extra latency delays its tile's fill in L2 (`l2.fill_takes_miss_extra`).
     pub l2_fill_takes_miss_extra: bool,
+    /// A TMA copy's share of the L2 is among the SMs streaming when its data starts
+    /// (`l2.share_among_streaming`).
+    pub l2_share_among_streaming: bool,
     /// HBM bytes per cycle, whole GPU.
     pub hbm_bytes_per_clk: f64,
     /// HBM (L2 miss) latency, cycles (the median).
@@ -324,6 +327,7 @@ impl Timing {
             l2_coalescing_window: f64::from(machine.l2.coalescing_window_cycles.value),
             l2_hit_waits_for_fill: machine.l2.hit_waits_for_fill.value,
             l2_fill_takes_miss_extra: machine.l2.fill_takes_miss_extra.value,
+            l2_share_among_streaming: machine.l2.share_among_streaming.value,
             hbm_bytes_per_clk: per_clk(machine.hbm.bandwidth_tb_s.value).max(1.0),
             hbm_latency: u64::from(machine.hbm.latency_cycles.value),
             hbm_latency_spread: machine.hbm.latency_spread.value,

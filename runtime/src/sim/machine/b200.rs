@@ -257,6 +257,7 @@ impl Machine {
                 ),
                 hit_waits_for_fill: Param::new(true, "as the H100/H200 description (measured on the H200)"),
                 fill_takes_miss_extra: Machine::h100_sxm().l2.fill_takes_miss_extra.assumed(src::ASSUMED_HOPPER),
+                share_among_streaming: Machine::h100_sxm().l2.share_among_streaming.assumed(src::ASSUMED_HOPPER),
             },
             hbm: Hbm {
                 capacity_bytes: Param::new(

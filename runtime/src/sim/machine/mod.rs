@@ -566,6 +566,11 @@ parameters! {
         /// and the loads the coalescer answers with the miss's data wait for it too. Off:
         /// the extra is the missing SM's alone.
         pub fill_takes_miss_extra: Param<bool>,
+        /// Whether a TMA copy streams at an equal share of the L2's bandwidth among the SMs
+        /// whose data is streaming in when its own data starts to arrive, rather than among
+        /// every SM with a TMA load outstanding when it is issued (most of them still in
+        /// the latency before their data).
+        pub share_among_streaming: Param<bool>,
     }
 }
 

@@ -59,8 +59,9 @@ impl Sm {
 
     /// Streams a load of `bytes`, issued while `loading` SMs had a TMA load outstanding and
     /// whose first data arrives at `first_data`, into shared memory after the copies before
-    /// it, at this SM's share of the L2 among them (`MemorySystem::stream_rate`); returns the
-    /// cycle its last byte lands.
+    /// it, at this SM's share of the L2 among them (`MemorySystem::stream_rate`), or with
+    /// `l2.share_among_streaming` among the SMs whose data streams in at `first_data`;
+    /// returns the cycle its last byte lands.
     pub(super) fn stream_in(
         &mut self,
         loading: f64,
@@ -69,9 +70,11 @@ impl Sm {
         timing: &Timing,
         mem: &mut MemorySystem,
     ) -> f64 {
-        let rate = mem.stream_rate(loading, timing.tma_bytes_per_clk);
+        let sharing = if timing.l2_share_among_streaming { mem.streaming(self.id, first_data) } else { loading };
+        let rate = mem.stream_rate(sharing, timing.tma_bytes_per_clk);
         let landed = self.tma.serve_at(first_data, bytes, rate);
         mem.outstanding_until(self.id, landed);
+        mem.streams(self.id, landed - f64::from(bytes) / rate, landed);
         landed
     }
 
