@@ -88,6 +88,9 @@ def main():
     print(f"#{cid}: producer line {issue} (first copy) to {commit} (expect_tx arrive); consumers past their wait at line {passed}")
     for side in ("gpu", "model"):
         path = os.path.join(d, f"{cid}_{side}_cta0.csv")
+        if not os.path.exists(path):
+            print(f"  {side}: no {path}")
+            continue
         h = handoff(path, issue, commit, passed, release)
         print(f"  {side} ({h.pop('k-steps')} k-steps of CTA 0)")
         for k, v in h.items():
