@@ -436,6 +436,11 @@ struct Overrides {
     /// `runtime/src/sim/ring.rs`).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub release_convergence: Option<bool>,
+    /// Predict with a uniform ring's stage and phase advance at the loop's tail, after the
+    /// role's arrive on the pipeline, as the warp-specialized GEMMs' SASS has it
+    /// (`issue.ring_advance_at_loop_tail`, `runtime/src/sim/ring.rs`).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub ring_advance_at_loop_tail: Option<bool>,
     /// Predict with each warp waiting this many cycles on average after each arithmetic
     /// instruction before it may issue its next (`issue.fixed_stall_cycles`, the stall
     /// counts ptxas writes: 2.2 in the FA3 consumer's loop, calibration item 39, as the
@@ -508,6 +513,9 @@ impl Overrides {
         }
         if let Some(on) = self.release_convergence {
             machine.issue.release_convergence.value = on;
+        }
+        if let Some(on) = self.ring_advance_at_loop_tail {
+            machine.issue.ring_advance_at_loop_tail.value = on;
         }
         if let Some(cycles) = self.fixed_stall_cycles {
             machine.issue.fixed_stall_cycles.value = cycles;

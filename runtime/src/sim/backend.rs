@@ -130,7 +130,7 @@ impl Backend for SimBackend<'_> {
         {
             self.unsupported.set(Some((who, e)));
         }
-        ring::after_op(self.spec, ring, self.timing.release_convergence, &op, &mut lowered);
+        ring::after_op(self.spec, ring, self.timing, &op, &mut lowered);
         let site = self.sites.intern(who.role, self.written(who), SiteKind::of_op(&op));
         let mut queued: Vec<Queued> = lowered.drain(..).map(|instr| Queued { instr, site }).collect();
         let mut pending = self.pending.borrow_mut();
@@ -150,7 +150,7 @@ impl Backend for SimBackend<'_> {
             let form = written.map_or(WaitForm::Uniform, |(_, line)| self.timing.wait_forms.of(line));
             let mut lowered = self.lowered.borrow_mut();
             lowered.clear();
-            ring::wait(self.spec, state, wait, form, &mut lowered);
+            ring::wait(self.spec, state, wait, form, self.timing.ring_advance_at_loop_tail, &mut lowered);
             let mut pending = self.pending.borrow_mut();
             if let Some(mut fill) = self.fills.release(who, None) {
                 pending.append(&mut fill);

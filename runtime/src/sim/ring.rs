@@ -6,7 +6,9 @@
 //! shared-memory address (`S2UR SR_CgaCtaId`, `S2UR SR_SWINHI`, a `ULEA` chain, `UMOV`s:
 //! 11 instructions from the CTA id to `SYNCS.ARRIVE` in every `ws_gemm` consumer), and every
 //! wait on a pipeline barrier is followed by the stage and phase advance (`UIADD3`,
-//! `UISETP`, two `USEL`, `LOP3`, then the loop branch: 6 instructions). Where a role drives
+//! `UISETP`, two `USEL`, `LOP3`, then the loop branch: 6 instructions; in the warp-specialized
+//! GEMMs' SASS it sits at the loop's tail, after the role's release or `expect_tx` arrive,
+//! which `issue.ring_advance_at_loop_tail` lowers). Where a role drives
 //! both ends of one pipeline (the non-specialized kernels: one instance loads, chosen by the
 //! thread index), ptxas keeps the ring state in per-thread registers: the same code runs on
 //! the vector ALU with `S2R` and `MOV` moves, and the acquire (the wait on a stage's `empty`
@@ -31,7 +33,7 @@
 use crate::dsl::{BarrierSlot, KernelSpec, Op, Wait};
 
 use super::lower::{Dep, Instr, exec};
-use super::timing::ExecPipe;
+use super::timing::{ExecPipe, Timing};
 use super::wait_forms::WaitForm;
 
 /// Chain length of a release's barrier address where the ring state is uniform: 96, 94, 95,
@@ -177,15 +179,24 @@ pub fn before_op(spec: &KernelSpec, state: RingState, op: &Op, out: &mut Vec<Ins
     }
 }
 
-/// The bookkeeping after `op`: the convergence after a plain arrive on a pipeline barrier
-/// (a release) where the ring state is per-thread, when the machine lowers it
-/// (`issue.release_convergence`: `convergence`).
-pub fn after_op(spec: &KernelSpec, state: RingState, convergence: bool, op: &Op, out: &mut Vec<Instr>) {
-    if let Op::Arrive { slot, tx_bytes: 0 } = *op
-        && convergence
-        && pipeline_side(spec, slot).is_some()
-    {
+/// The bookkeeping after `op`, as `timing`'s machine lowers it: the convergence after a plain
+/// arrive on a pipeline barrier (a release) where the ring state is per-thread
+/// (`issue.release_convergence`), and the stage and phase advance after any arrive on a
+/// pipeline barrier (a release, or the `expect_tx` arrive after a stage's copies) where the
+/// ring state is uniform and the advance sits at the loop's tail
+/// (`issue.ring_advance_at_loop_tail`; then [`wait`] leaves it out).
+pub fn after_op(spec: &KernelSpec, state: RingState, timing: &Timing, op: &Op, out: &mut Vec<Instr>) {
+    let Op::Arrive { slot, tx_bytes } = *op else {
+        return;
+    };
+    if pipeline_side(spec, slot).is_none() {
+        return;
+    }
+    if tx_bytes == 0 && timing.release_convergence {
         chain(state, state.convergence(), out);
+    }
+    if state == RingState::Uniform && timing.ring_advance_at_loop_tail {
+        chain(state, state.advance(), out);
     }
 }
 
@@ -206,8 +217,18 @@ pub fn after_op(spec: &KernelSpec, state: RingState, convergence: bool, op: &Op,
 ///
 /// `form` is how the compiled code addresses the barrier ([`super::wait_forms`]): a wait on
 /// an mbarrier addressed per thread issues its `try_wait` as an instruction of its own, and
-/// passes a completed phase the per-thread latency after it.
-pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, form: WaitForm, out: &mut Vec<Instr>) {
+/// passes a completed phase the per-thread latency after it. `advance_at_tail`
+/// (`issue.ring_advance_at_loop_tail`): a uniform ring's advance follows the role's arrive on
+/// the pipeline instead ([`after_op`]), as in the generated `ws_gemm` and `ws`, whose
+/// `try_wait` is followed at once by the MMA issue or the copies' address chain.
+pub fn wait(
+    spec: &KernelSpec,
+    state: RingState,
+    wait: Wait,
+    form: WaitForm,
+    advance_at_tail: bool,
+    out: &mut Vec<Instr>,
+) {
     let (side, mbarrier) = match wait {
         Wait::Parity { slot, .. } => (pipeline_side(spec, slot), true),
         _ => (None, false),
@@ -230,7 +251,9 @@ pub fn wait(spec: &KernelSpec, state: RingState, wait: Wait, form: WaitForm, out
     } else {
         out.extend(own_try_wait);
         out.push(Instr::Wait(wait));
-        chain(state, state.advance(), out);
+        if !(state == RingState::Uniform && advance_at_tail) {
+            chain(state, state.advance(), out);
+        }
     }
 }
 
@@ -321,7 +344,7 @@ mod tests {
         let release = Op::Arrive { slot: slot(3), tx_bytes: 0 };
         before_op(&k, RingState::of(&k, 1), &release, &mut out);
         let acquire = Wait::Parity { slot: slot(3), parity: 0 };
-        wait(&k, RingState::of(&k, 0), acquire, WaitForm::Uniform, &mut out);
+        wait(&k, RingState::of(&k, 0), acquire, WaitForm::Uniform, false, &mut out);
         assert_eq!(out, [Instr::Wait(acquire)]);
     }
 
@@ -353,7 +376,7 @@ mod tests {
         let release = Op::Arrive { slot: slot(1), tx_bytes: 0 };
         let after = |state, convergence, op: &Op| {
             let mut out = Vec::new();
-            after_op(&k, state, convergence, op, &mut out);
+            after_op(&k, state, &timing(convergence, false), op, &mut out);
             out
         };
         assert_eq!(chains(&after(RingState::PerThread, true, &release)), [CONVERGENCE_CHAIN_PER_THREAD]);
@@ -370,13 +393,49 @@ mod tests {
         assert!(after(RingState::PerThread, true, &Op::Arrive { slot: slot(2), tx_bytes: 0 }).is_empty());
     }
 
+    /// The H200's timing with the ring's two lowering switches set.
+    fn timing(convergence: bool, advance_at_tail: bool) -> Timing {
+        let mut machine = crate::sim::Machine::h200();
+        machine.issue.release_convergence.value = convergence;
+        machine.issue.ring_advance_at_loop_tail.value = advance_at_tail;
+        Timing::new(&machine, 1.0)
+    }
+
+    #[test]
+    fn at_the_loop_tail_a_uniform_ring_advances_after_its_arrive_and_not_after_its_wait() {
+        let k = spec(&SPECIALIZED);
+        let uniform = |count| Instr::Exec { pipe: ExecPipe::Uniform, count, dep: Dep::Chain, elements: 1 };
+        let after = |state, tail, op: &Op| {
+            let mut out = Vec::new();
+            after_op(&k, state, &timing(false, tail), op, &mut out);
+            out
+        };
+        let release = Op::Arrive { slot: slot(1), tx_bytes: 0 };
+        let commit = Op::Arrive { slot: slot(0), tx_bytes: 4096 };
+        // The consumer's release and the producer's expect_tx arrive each end a stage.
+        assert_eq!(after(RingState::Uniform, true, &release), [uniform(ADVANCE_CHAIN_UNIFORM)]);
+        assert_eq!(after(RingState::Uniform, true, &commit), [uniform(ADVANCE_CHAIN_UNIFORM)]);
+        assert!(after(RingState::Uniform, false, &release).is_empty(), "off: after the wait");
+        assert!(after(RingState::Uniform, true, &Op::Arrive { slot: slot(2), tx_bytes: 0 }).is_empty());
+        assert!(after(RingState::PerThread, true, &release).is_empty(), "a per-thread ring keeps its place");
+        assert!(after(RingState::Interleaved, true, &release).is_empty());
+        // ... and its waits carry none.
+        let full = Wait::Parity { slot: slot(0), parity: 0 };
+        let mut out = Vec::new();
+        wait(&k, RingState::Uniform, full, WaitForm::Uniform, true, &mut out);
+        assert_eq!(out, [Instr::Wait(full)]);
+        out.clear();
+        wait(&k, RingState::Uniform, full, WaitForm::Uniform, false, &mut out);
+        assert_eq!(out, [Instr::Wait(full), uniform(ADVANCE_CHAIN_UNIFORM)]);
+    }
+
     #[test]
     fn waits_on_a_ring_advance_its_stage_and_only_a_per_thread_acquire_recomputes_its_address() {
         let k = spec(&FLAT);
         let on = |barrier| Wait::Parity { slot: slot(barrier), parity: 1 };
         let lowered = |state, w| {
             let mut out = Vec::new();
-            wait(&k, state, w, WaitForm::Uniform, &mut out);
+            wait(&k, state, w, WaitForm::Uniform, false, &mut out);
             out
         };
         let alu = |count| Instr::Exec { pipe: ExecPipe::Alu, count, dep: Dep::Bookkeeping, elements: 1 };
@@ -404,7 +463,7 @@ mod tests {
         let on = |barrier| Wait::Parity { slot: slot(barrier), parity: 0 };
         let lowered = |state, w, form| {
             let mut out = Vec::new();
-            wait(&k, state, w, form, &mut out);
+            wait(&k, state, w, form, false, &mut out);
             out
         };
         let per_thread = Instr::TryWait { form: WaitForm::PerThread };

@@ -138,6 +138,9 @@ pub struct Timing {
     /// Whether a release in a per-thread ring is followed by its convergence code
     /// (`issue.release_convergence`, [`super::ring::after_op`]).
     pub release_convergence: bool,
+    /// Whether a uniform ring advances its stage and phase after the role's arrive on the
+    /// pipeline, not after its wait (`issue.ring_advance_at_loop_tail`, [`super::ring`]).
+    pub ring_advance_at_loop_tail: bool,
     /// Fixed cycles of a `tcgen05.mma` with A in tensor memory (TS), where it differs from
     /// the rule's (SS) value.
     pub mma_tmem_a_fixed: Option<u32>,
@@ -252,6 +255,7 @@ impl Timing {
             fixed_stall: machine.issue.fixed_stall_cycles.value.max(1.0),
             fold_zero_fill: machine.issue.fold_zero_fill.value,
             release_convergence: machine.issue.release_convergence.value,
+            ring_advance_at_loop_tail: machine.issue.ring_advance_at_loop_tail.value,
             fma_elements_per_instr: machine.pipes.fma_elements_per_instr.value.max(1),
             imad_intervals: machine.pipes.imad_intervals.value.max(1),
             smem_bytes_per_clk: f64::from(machine.smem.bandwidth_bytes_per_clk.value.max(1)),

@@ -54,6 +54,10 @@ impl Machine {
                 ),
                 fold_zero_fill: Machine::h100_sxm().issue.fold_zero_fill.assumed(src::ASSUMED_HOPPER),
                 release_convergence: Machine::h100_sxm().issue.release_convergence.assumed(src::ASSUMED_HOPPER),
+                ring_advance_at_loop_tail: Machine::h100_sxm()
+                    .issue
+                    .ring_advance_at_loop_tail
+                    .assumed(src::ASSUMED_HOPPER),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

@@ -73,6 +73,10 @@ impl Machine {
                     false,
                     "SASS of the generated non-specialized GEMM (flat_128x256_p4, sm_90a): 7 instructions on every warp between a release and the acquire (BSYNC, VIADD, ISETP, BSSY, BRA), 35.1 and 43.8 cycles a pass in H200 stall sampling of #56 and #57 (calibration/results/validate_stalls, flat_regions.py 'to the acquire'); off: tried by the rule of calibration/validate/h200/predict/convergence/ and stopped at its calibration stage (the trade-off's calibration burst MAE 3.34% -> 3.71%): docs/validation.md 'The convergence after a release'",
                 ),
+                ring_advance_at_loop_tail: Param::new(
+                    false,
+                    "SASS of the generated warp-specialized GEMMs (sm_90a, NVRTC 13.0; validate cubins): in ws_gemm 128x128 and 128x256 with 2 and 4 stages and the trade-off's ws_128x256_p4, the consumers' stage and phase advance (UIADD3, UISETP, USEL, USEL, LOP3) follows their release's SYNCS.ARRIVE at the loop's tail and the producer's follows its expect_tx SYNCS.ARRIVE, where each role's try_wait is followed at once by the HGMMA issue or the copies' address chain (calibration/sass/README.md, 'The ring's advance at the loop's tail'); off: explored, not tried by rule, calibration/validate/h200/predict/stream_share/",
+                ),
             },
             limits: ResidencyLimits {
                 warps_per_sm: Param::new(

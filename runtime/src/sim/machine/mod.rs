@@ -159,6 +159,11 @@ parameters! {
         /// leader's `if` closed, the next branch opened: `sim/ring.rs`,
         /// `CONVERGENCE_CHAIN_PER_THREAD`), lowered as a chain on every warp.
         pub release_convergence: Param<bool>,
+        /// Whether a role whose ring state is uniform advances its stage and phase at the
+        /// loop's tail, after its arrive on the pipeline (the release, or the `expect_tx`
+        /// arrive after the copies), rather than right after its wait (`sim/ring.rs`,
+        /// `ADVANCE_CHAIN_UNIFORM`).
+        pub ring_advance_at_loop_tail: Param<bool>,
     }
 }
 
