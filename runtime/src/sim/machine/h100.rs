@@ -383,11 +383,11 @@ impl Machine {
                 ),
                 fill_takes_miss_extra: Param::new(
                     false,
-                    "trial (calibration/validate/h200/predict/fill_extra/): in calibration item 16's ring in a GEMM's tile order under load (H200) every stage is as late as a loaded miss (1292-1336 cycles from the last box with 132 CTAs, p10 1119; 1326 / 1350 / 1407 with 8 / 16 / 33 CTAs against 1351 / 1394 for unique tiles), where the model with the extra the missing SM's alone has the tile's later readers back 330-740 cycles sooner (961, p10 618, at hold 2048)",
+                    "off: tried by the rule of calibration/validate/h200/predict/fill_extra/ (with tma.miss_extra_latency_loaded_cycles at 430) and stopped at its calibration stage (ws_gemm's calibration burst MAE 4.07% -> 5.56%, docs/validation.md 'A miss's extra latency in its tile's fill'). Measured: in calibration item 16's ring in a GEMM's tile order under load (H200) every stage is as late as a loaded miss (1292-1336 cycles from the last box with 132 CTAs, p10 1119; 1326 / 1350 / 1407 with 8 / 16 / 33 CTAs against 1351 / 1394 for unique tiles), where the model with the extra the missing SM's alone has the tile's later readers back 330-740 cycles sooner (961, p10 618, at hold 2048)",
                 ),
                 share_among_streaming: Param::new(
                     false,
-                    "trial: from the expect_tx arrive to the consumers past their wait ws_gemm with 2 stages at 8192^3 takes 1195 cycles with 32 KB stages and 1101 with 48 KB on the GPU, the model with the share among SMs with a load outstanding 980 and 1257 (calibration/README.md Item 51, H100 SXM); item 16's ring at 132 CTAs in GEMM order 1259 and 1336 (H200)",
+                    "off: explored, not tried by rule (calibration/validate/h200/predict/stream_share/). Measured: from the expect_tx arrive to the consumers past their wait ws_gemm with 2 stages at 8192^3 takes 1195 cycles with 32 KB stages and 1101 with 48 KB on the GPU, the model with the share among SMs with a load outstanding 980 and 1257 (calibration/README.md Item 51, H100 SXM); item 16's ring at 132 CTAs in GEMM order 1259 and 1336 (H200)",
                 ),
             },
             hbm: Hbm {
