@@ -153,8 +153,8 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         lines: Vec<u32>,
     },
-    /// Calibration item 16's TMA ring (one 48 KB stage a CTA, 132 CTAs) on the model: each
-    /// stage's latency from the producer's last box to the consumer past its wait.
+    /// Calibration item 16's TMA ring (one stage of 48 or 32 KB a CTA, 132 CTAs) on the
+    /// model: each stage's latency from the producer's last box to the consumer past its wait.
     TmaRing {
         /// Cycles the consumer holds each stage, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "0,512,1024,2048")]
@@ -162,6 +162,9 @@ enum Command {
         /// CTAs of the launch, one per SM (item 16 measured 1 to 132).
         #[arg(long, default_value_t = 132)]
         ctas: usize,
+        /// The GEMM tile's width, which sets the stage: 256 (48 KB) or 128 (32 KB).
+        #[arg(long, default_value_t = 256)]
+        bn: usize,
         #[command(flatten)]
         overrides: Overrides,
     },
@@ -341,7 +344,7 @@ fn run(args: Args) -> Result<(), String> {
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
-        Command::TmaRing { holds, ctas, overrides } => tma_ring::run(&holds, ctas, &overrides.machine()),
+        Command::TmaRing { holds, ctas, bn, overrides } => tma_ring::run(&holds, ctas, bn, &overrides.machine()),
         Command::Fit { select: s, model, phases, idle, effective } => {
             let configs = select(&s)?;
             let model = table::Table::parse(&read(&model)?)?;
