@@ -12,12 +12,10 @@ use warpspec::prelude::*;
 use warpspec_examples::cluster_gemm::{cluster_gemm, grid};
 use warpspec_examples::reference::{errors, matmul_f64, random_values, round_bf16};
 
-/// The line of this file that carries `marker`.
-fn line_of(marker: &str) -> u32 {
-    let tag = format!("// {marker}");
-    let found = include_str!("sanitizer_epilogue.rs").lines().position(|l| l.trim_end().ends_with(&tag));
-    found.map_or_else(|| panic!("no line marked {marker}"), |i| i as u32 + 1)
-}
+use warpspec_tests::sanitizer::Marked;
+
+/// The markers of this file.
+const SOURCE: Marked = Marked::new("sanitizer_epilogue.rs", include_str!("sanitizer_epilogue.rs"));
 
 /// Two warpgroups each write their rows of `out` per tile and store them; `wait_first` says
 /// whether they wait for their stores before the write, `wait_at_end` whether before they end.
@@ -87,8 +85,14 @@ fn waiting_for_every_store_before_the_write_is_race_free_under_every_schedule() 
 fn a_write_before_the_previous_tiles_store_has_read_the_tile_is_a_race() {
     let v = violation(run_epilogue(false, true, Policy::RoundRobin).0);
     let ViolationKind::Race(race) = &v.kind else { panic!("expected a race: {v}") };
-    assert_eq!((race.earlier.kind, race.earlier.at.map(|a| a.line())), (AccessKind::TmaRead, Some(line_of("@store"))));
-    assert_eq!((race.later.kind, race.later.at.map(|a| a.line())), (AccessKind::SharedWrite, Some(line_of("@write"))));
+    assert_eq!(
+        (race.earlier.kind, race.earlier.at.map(|a| a.line())),
+        (AccessKind::TmaRead, Some(SOURCE.line_of("@store")))
+    );
+    assert_eq!(
+        (race.later.kind, race.later.at.map(|a| a.line())),
+        (AccessKind::SharedWrite, Some(SOURCE.line_of("@write")))
+    );
     // The same instance, its own store of the previous tile.
     assert_eq!(race.earlier.by, race.later.by, "{v}");
     assert_eq!((race.later.rows.clone(), race.later.cols.clone()), (0..64, 0..16), "{v}");

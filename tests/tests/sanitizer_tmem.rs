@@ -10,14 +10,10 @@ use warpspec::dsl::AccessKind;
 use warpspec::emu::{self, EmuError, Violation, ViolationKind};
 use warpspec::prelude::*;
 
-const SOURCE: &str = include_str!("sanitizer_tmem.rs");
+use warpspec_tests::sanitizer::Marked;
 
-/// The line of this file that carries `marker`.
-fn line_of(marker: &str) -> u32 {
-    let tag = format!("// {marker}");
-    let found = SOURCE.lines().position(|l| l.trim_end().ends_with(&tag) && !l.contains("line_of("));
-    found.map_or_else(|| panic!("no line marked {marker}"), |i| i as u32 + 1)
-}
+/// The markers of this file.
+const SOURCE: Marked = Marked::new("sanitizer_tmem.rs", include_str!("sanitizer_tmem.rs"));
 
 /// How the epilogue misbehaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,9 +145,9 @@ fn an_accumulator_handed_back_before_it_was_read_is_a_race() {
     let (v, race) = race(Epilogue::HandBackFirst);
     assert_eq!(race.tile, "tensor-memory tile `acc`", "{v}");
     assert_eq!((race.earlier.by.role, race.earlier.kind), ("epilogue", AccessKind::TmemRead), "{v}");
-    assert_eq!(race.earlier.at.map(|a| a.line()), Some(line_of("@late-read")), "{v}");
+    assert_eq!(race.earlier.at.map(|a| a.line()), Some(SOURCE.line_of("@late-read")), "{v}");
     assert_eq!((race.later.by.role, race.later.kind), ("mma", AccessKind::UmmaWrite), "{v}");
-    assert_eq!(race.later.at.map(|a| a.line()), Some(line_of("@umma")), "{v}");
+    assert_eq!(race.later.at.map(|a| a.line()), Some(SOURCE.line_of("@umma")), "{v}");
     let text = v.to_string();
     assert!(text.contains("handed back to the MMA before it was read"), "{text}");
     assert!(text.contains("`tmem_load`"), "{text}");
@@ -163,7 +159,7 @@ fn an_accumulator_read_before_the_commit_was_waited_for_is_a_race() {
     assert_eq!(race.tile, "tensor-memory tile `acc`", "{v}");
     assert_eq!((race.earlier.by.role, race.earlier.kind), ("mma", AccessKind::UmmaWrite), "{v}");
     assert_eq!((race.later.by.role, race.later.kind), ("epilogue", AccessKind::TmemRead), "{v}");
-    assert_eq!(race.later.at.map(|a| a.line()), Some(line_of("@unwaited-read")), "{v}");
+    assert_eq!(race.later.at.map(|a| a.line()), Some(SOURCE.line_of("@unwaited-read")), "{v}");
     assert!(v.to_string().contains("until the `tcgen05.commit` after it arrives"), "{v}");
 }
 

@@ -70,11 +70,14 @@ impl Sm {
         timing: &Timing,
         mem: &mut MemorySystem,
     ) -> f64 {
-        let sharing = if timing.l2_share_among_streaming { mem.streaming(self.id, first_data) } else { loading };
+        let by_stream = timing.l2_share_among_streaming;
+        let sharing = if by_stream { mem.streaming(self.id, first_data) } else { loading };
         let rate = mem.stream_rate(sharing, timing.tma_bytes_per_clk);
         let landed = self.tma.serve_at(first_data, bytes, rate);
         mem.outstanding_until(self.id, landed);
-        mem.streams(self.id, landed - f64::from(bytes) / rate, landed);
+        if by_stream {
+            mem.streams(self.id, landed - f64::from(bytes) / rate, landed);
+        }
         landed
     }
 
