@@ -30,6 +30,7 @@ const HOST_TYPES: [&str; 15] = [
 fn sources() -> Vec<(&'static str, &'static str)> {
     vec![
         ("ctx.rs", include_str!("ctx.rs")),
+        ("ctx/math.rs", include_str!("ctx/math.rs")),
         ("ctx/store.rs", include_str!("ctx/store.rs")),
         ("element.rs", include_str!("element.rs")),
         ("fragment.rs", include_str!("fragment.rs")),
