@@ -93,16 +93,8 @@ enum Command {
         /// configuration's time without its loads' memory cost.
         #[arg(long)]
         copies_free: bool,
-        /// Predict each kernel with its groups' descriptor arithmetic placed as its compiled
-        /// code has it, from this table (`kernel,form,counts`: `validate cubins`, then
-        /// `calibration/sass/mma_placement.py`); every selected kernel needs a row.
-        #[arg(long)]
-        mma_placement: Option<PathBuf>,
-        /// Predict each kernel with its waits' passing cost by how its compiled code addresses
-        /// their barriers, from this table (`kernel,line,form,trywaits`: `validate cubins`,
-        /// then `calibration/sass/wait_forms.py`); every selected kernel needs a row.
-        #[arg(long)]
-        wait_forms: Option<PathBuf>,
+        #[command(flatten)]
+        compiled: Compiled,
         /// Also write, per configuration, the model's report of its burst run (`ID.txt`:
         /// time, utilisation, stall reasons per role, waits by barrier, source lines) and the
         /// timeline of SM 0's first two CTAs (`ID.json`, for the Perfetto UI) into this
@@ -145,6 +137,8 @@ enum Command {
         compare: Option<PathBuf>,
         #[command(flatten)]
         overrides: Overrides,
+        #[command(flatten)]
+        compiled: Compiled,
         /// With --gpu: record the first this many CTAs of each launch.
         #[arg(long, default_value_t = 132)]
         record_ctas: u32,
@@ -283,8 +277,7 @@ fn run(args: Args) -> Result<(), String> {
             clock_ghz,
             overrides,
             copies_free,
-            mma_placement,
-            wait_forms,
+            compiled,
             reports,
             trace_ctas,
             profile,
@@ -312,8 +305,7 @@ fn run(args: Args) -> Result<(), String> {
                 if trace_ctas.is_some() && reports.is_none() {
                     return Err("--trace-ctas: the timeline is written with --reports DIR".into());
                 }
-                let placements = per_kernel_table(mma_placement.as_deref(), placement::parse, &configs)?;
-                let forms = per_kernel_table(wait_forms.as_deref(), wait_forms::parse, &configs)?;
+                let (placements, forms) = compiled.tables(&configs)?;
                 let how = model::How {
                     resimulate,
                     reports: reports.as_deref(),
@@ -335,12 +327,20 @@ fn run(args: Args) -> Result<(), String> {
             println!("{} kernels compiled into {}: {}", written.len(), out.display(), written.join(", "));
             Ok(())
         }
-        Command::OpTimes { select: s, gpu, compare, record_ctas, lines, overrides } => {
+        Command::OpTimes { select: s, gpu, compare, record_ctas, lines, overrides, compiled } => {
             let lines = if lines.is_empty() { None } else { Some(MarkedLines::new(&lines)?) };
             let configs = select(&s)?;
             match (gpu, compare) {
                 (Some(dir), None) => op_times::record(&configs, &dir, record_ctas, lines),
-                (None, Some(dir)) => op_times::compare(&configs, &dir, lines, &overrides.machine()),
+                (None, Some(dir)) => {
+                    let (placements, forms) = compiled.tables(&configs)?;
+                    let how = model::How {
+                        placements: placements.as_ref(),
+                        wait_forms: forms.as_ref(),
+                        ..Default::default()
+                    };
+                    op_times::compare(&configs, &dir, lines, &overrides.machine(), how)
+                }
                 _ => Err("op-times needs --gpu DIR (record) or --compare DIR (model beside the record)".into()),
             }
         }
@@ -374,6 +374,33 @@ fn run(args: Args) -> Result<(), String> {
             print!("{}", report::markdown(&rows));
             Ok(())
         }
+    }
+}
+
+/// What the model reads from each kernel's compiled code, per kernel (`validate run`,
+/// `validate op-times --compare`).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct Compiled {
+    /// Predict each kernel with its groups' descriptor arithmetic placed as its compiled
+    /// code has it, from this table (`kernel,form,counts`: `validate cubins`, then
+    /// `calibration/sass/mma_placement.py`); every selected kernel needs a row.
+    #[arg(long)]
+    mma_placement: Option<PathBuf>,
+    /// Predict each kernel with its waits' passing cost by how its compiled code addresses
+    /// their barriers, from this table (`kernel,line,form,trywaits`: `validate cubins`,
+    /// then `calibration/sass/wait_forms.py`); every selected kernel needs a row.
+    #[arg(long)]
+    wait_forms: Option<PathBuf>,
+}
+
+impl Compiled {
+    /// The placement and wait-form tables named, each checked to have a row for every
+    /// kernel of `configs`.
+    fn tables(&self, configs: &[Config]) -> Result<(Option<placement::Placements>, Option<wait_forms::Forms>), String> {
+        Ok((
+            per_kernel_table(self.mma_placement.as_deref(), placement::parse, configs)?,
+            per_kernel_table(self.wait_forms.as_deref(), wait_forms::parse, configs)?,
+        ))
     }
 }
 

@@ -179,6 +179,16 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
     Ok(K::SPEC.cluster_shape().resident_clusters(machine.clusters.gpc_sms.value, occupancy.ctas_per_sm) as usize)
 }
 
+/// The options `config`'s kernel is simulated with from its compiled code: its descriptor
+/// placement and wait forms where `how` has their tables, else the machine's rule.
+pub fn compiled_options(config: &Config, how: How<'_>) -> SimOptions {
+    SimOptions {
+        descriptor_placement: how.placements.and_then(|p| p.get(&config.kernel)).cloned().unwrap_or_default(),
+        wait_forms: how.wait_forms.and_then(|f| f.get(&config.kernel)).cloned().unwrap_or_default(),
+        ..SimOptions::default()
+    }
+}
+
 /// Predicts `config` on `machine` (shape-only tensors: no data, no arithmetic).
 ///
 /// The kernel runs once at the top clock under load (`power.loaded_max_ghz`); the burst and
@@ -190,12 +200,7 @@ pub fn resident_clusters<K: Kernel>(machine: &Machine) -> Result<usize, String> 
 /// the first run instead of the top clock, and with `how.settle` the kernel runs again at the
 /// burst clock its own activity gives until the two agree within 1% (`sim::clock::settle`).
 pub fn predict(config: &Config, machine: &Machine, how: How<'_>, clock_ghz: Option<f64>) -> Result<Prediction, String> {
-    let plain = SimOptions {
-        copies_free: how.copies_free,
-        descriptor_placement: how.placements.and_then(|p| p.get(&config.kernel)).cloned().unwrap_or_default(),
-        wait_forms: how.wait_forms.and_then(|f| f.get(&config.kernel)).cloned().unwrap_or_default(),
-        ..SimOptions::default()
-    };
+    let plain = SimOptions { copies_free: how.copies_free, ..compiled_options(config, how) };
     let opts = match how.reports {
         Some(_) => plain.with_trace(match how.trace_ctas {
             Some(ctas) => TraceOptions {

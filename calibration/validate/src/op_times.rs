@@ -99,6 +99,8 @@ struct Model<'a> {
     machine: &'a Machine,
     /// The lines the GPU record marked (`None`: all).
     lines: Option<MarkedLines>,
+    /// The kernel's descriptor placement and wait forms (its compiled code's, where read).
+    compiled: SimOptions,
 }
 
 /// The header of a raw-marks file (`ID_gpu_cta0.csv`, `ID_model_cta0.csv`).
@@ -173,7 +175,7 @@ impl Launch for Model<'_> {
         let lines: BTreeSet<(String, u32)> = sites.keys().cloned().collect();
         let top = self.machine.power.loaded_max_ghz.value.min(self.machine.clocks.boost_ghz.value);
         let trace = TraceOptions { sms: 4, ctas_per_sm: 1, max_events_per_sm: 2_000_000, window: None };
-        let opts = SimOptions { clock_ghz: Some(top), ..SimOptions::default() }.with_trace(trace);
+        let opts = SimOptions { clock_ghz: Some(top), ..self.compiled.clone() }.with_trace(trace);
         let run = simulate::<K>(self.machine, grid, params, &opts).map_err(|e| e.to_string())?;
         let trace = run.trace.ok_or("the model recorded no timeline")?;
         let by_warp = OpTimes::marks_by_warp(&trace, |role, line| lines.contains(&(role.to_string(), line)));
@@ -325,7 +327,15 @@ fn parse_times(text: &str) -> Result<OpTimes, String> {
 /// Runs the model for every configuration with a GPU record in `dir` and writes the
 /// comparison beside it, the model's marks on `lines` only where given (as the record's), on
 /// `machine` (the H200's description, or one with some parameters in its place).
-pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>, machine: &Machine) -> Result<(), String> {
+/// `how` gives each kernel its compiled code's descriptor placement and wait forms, where
+/// it has their tables (nothing else of it is read).
+pub fn compare(
+    configs: &[Config],
+    dir: &Path,
+    lines: Option<MarkedLines>,
+    machine: &Machine,
+    how: crate::model::How<'_>,
+) -> Result<(), String> {
     for c in configs {
         let gpu_path = dir.join(format!("{}_gpu.csv", c.id));
         let Ok(text) = std::fs::read_to_string(&gpu_path) else {
@@ -333,7 +343,8 @@ pub fn compare(configs: &[Config], dir: &Path, lines: Option<MarkedLines>, machi
             continue;
         };
         let measured = parse_times(&text)?;
-        let (model, sites, raw) = launch(c, false, &mut Model { machine, lines })??;
+        let compiled = crate::model::compiled_options(c, how);
+        let (model, sites, raw) = launch(c, false, &mut Model { machine, lines, compiled })??;
         write(&dir.join(format!("{}_model.csv", c.id)), &model.csv())?;
         write(&dir.join(format!("{}_model_cta0.csv", c.id)), &raw)?;
         let label = |role: &str, line: u32| sites.get(&(role.to_string(), line)).map_or(String::new(), |o| o.join("+"));
