@@ -383,9 +383,15 @@ fn run(args: Args) -> Result<(), String> {
 struct Compiled {
     /// Predict each kernel with its groups' descriptor arithmetic placed as its compiled
     /// code has it, from this table (`kernel,form,counts`: `validate cubins`, then
-    /// `calibration/sass/mma_placement.py`); every selected kernel needs a row.
-    #[arg(long)]
+    /// `calibration/sass/mma_placement.py`); every selected kernel needs a row. Without it,
+    /// the committed table (`calibration/validate/mma_placement.csv`, compiled in).
+    #[arg(long, conflicts_with = "unplaced")]
     mma_placement: Option<PathBuf>,
+    /// Predict every kernel with the machine's rule for its descriptor arithmetic instead
+    /// (the group at once, the arithmetic after it): the form of the predictions before the
+    /// placement was adopted (`calibration/validate/h200/predict/placed_start/`).
+    #[arg(long)]
+    unplaced: bool,
     /// Predict each kernel with its waits' passing cost by how its compiled code addresses
     /// their barriers, from this table (`kernel,line,form,trywaits`: `validate cubins`,
     /// then `calibration/sass/wait_forms.py`); every selected kernel needs a row.
@@ -394,13 +400,26 @@ struct Compiled {
 }
 
 impl Compiled {
-    /// The placement and wait-form tables named, each checked to have a row for every
-    /// kernel of `configs`.
+    /// The placement table (named, the committed one, or none with `--unplaced`) and the
+    /// wait-form table named, each checked to have a row for every kernel of `configs`.
     fn tables(&self, configs: &[Config]) -> Result<(Option<placement::Placements>, Option<wait_forms::Forms>), String> {
-        Ok((
-            per_kernel_table(self.mma_placement.as_deref(), placement::parse, configs)?,
-            per_kernel_table(self.wait_forms.as_deref(), wait_forms::parse, configs)?,
-        ))
+        let placements = match (&self.mma_placement, self.unplaced) {
+            (_, true) => None,
+            (Some(path), false) => per_kernel_table(Some(path), placement::parse, configs)?,
+            (None, false) => {
+                let table = placement::committed();
+                if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
+                    return Err(format!(
+                        "the committed placement table (calibration/validate/mma_placement.csv) has no row for {c}'s \
+                         kernel {}: add it (`validate cubins`, then calibration/sass/mma_placement.py), or predict \
+                         with --unplaced",
+                        c.kernel
+                    ));
+                }
+                Some(table)
+            }
+        };
+        Ok((placements, per_kernel_table(self.wait_forms.as_deref(), wait_forms::parse, configs)?))
     }
 }
 
@@ -483,10 +502,10 @@ struct Overrides {
     /// kernels, calibration item 41, as the H200's description applies them; 0,0: none).
     #[arg(long, value_parser = parse_descriptor_cycles)]
     pub wgmma_descriptor_cycles: Option<DescriptorCycles>,
-    /// Predict with each descriptor instruction's hold multiplied by this factor while its
-    /// warp's own warpgroup has an MMA group in flight
-    /// (`tensor.interference.descriptor_latency_factor_own`; the H200's description: 1,
-    /// none; item 38's chain: 1.60).
+    /// Predict with each placed descriptor instruction's hold multiplied by this factor while
+    /// its warp's own warpgroup has an MMA group in flight
+    /// (`tensor.interference.descriptor_latency_factor_own`; the H200's description: item
+    /// 38's 1.60; 1: none).
     #[arg(long, value_parser = parse_factor)]
     pub descriptor_latency_factor_own: Option<f64>,
 }

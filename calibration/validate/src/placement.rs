@@ -1,6 +1,8 @@
 //! The compiled kernels' descriptor placement: CUBINs of the sweep's kernels (`validate
 //! cubins`, no GPU: NVRTC), and the table `calibration/sass/mma_placement.py` reads from their
-//! SASS (`validate run --mma-placement`), one [`DescriptorPlacement`] a kernel.
+//! SASS, one [`DescriptorPlacement`] a kernel: the committed table ([`committed`]) is what the
+//! harness predicts with unless told otherwise (`validate run --mma-placement FILE`,
+//! `--unplaced`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -16,6 +18,11 @@ use crate::split::Config;
 
 /// Per kernel name, where its compiled code builds its groups' descriptors.
 pub type Placements = BTreeMap<String, DescriptorPlacement>;
+
+/// The committed table, `calibration/validate/mma_placement.csv`, compiled in.
+pub fn committed() -> Placements {
+    parse(include_str!("../mma_placement.csv")).expect("the committed placement table parses")
+}
 
 /// Parses the table: `kernel,form,counts` with `form` `SS` or `RS` and `counts` the
 /// instructions before each `HGMMA` of the group, space-separated; one row a kernel and form.
@@ -104,7 +111,7 @@ mod tests {
     /// small launch of each kernel with its placement.
     #[test]
     fn the_committed_table_fits_every_kernel_of_the_split() {
-        let table = parse(include_str!("../mma_placement.csv")).unwrap();
+        let table = committed();
         let split = include_str!("../split.csv");
         let header = split.lines().next().unwrap();
         let mut seen = BTreeSet::new();

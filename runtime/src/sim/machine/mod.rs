@@ -476,7 +476,8 @@ parameters! {
         pub chain_latency_factor_other: Param<f64>,
         /// Factor on the hold of a `wgmma` descriptor instruction
         /// (`tensor.issue.wgmma.descriptor_cycles_*`) while its warp's own warpgroup has an
-        /// MMA group in flight (1.0: none).
+        /// MMA group in flight (1.0: none), where the lowering places the arithmetic before
+        /// the group's MMAs (a kernel's placement, `descriptors_before_each`).
         pub descriptor_latency_factor_own: Param<f64>,
     }
 }

@@ -253,20 +253,26 @@ fn descriptor_arithmetic_holds_its_warp_for_the_compilers_stalls() {
 }
 
 #[test]
-fn descriptor_arithmetic_stretches_while_its_own_group_runs_when_asked() {
+fn placed_descriptor_arithmetic_stretches_while_its_own_group_runs() {
     // `tensor.interference.descriptor_latency_factor_own`: the descriptors of a group of 8
     // m64n64k16 SS (32 tensor cycles an MMA, under the 33.2 cycles of each MMA's
-    // arithmetic) run with the group in flight, so the factor paces the warp's issue.
-    let time = |factor: f64| {
+    // arithmetic), placed before each MMA as the compiled code places them, run with the
+    // group in flight, so the factor paces the warp's issue.
+    let placed = || DescriptorPlacement { ss: Some(vec![1; 8]), rs: None };
+    let time = |factor: f64, placement: DescriptorPlacement| {
         let mut machine = h100();
         machine.tensor.interference.descriptor_latency_factor_own.value = factor;
-        mma_group_cycles(&machine, 64, false)
+        placed_group_cycles(&machine, 64, false, placement, 1)
     };
-    let (plain, stretched) = (time(1.0), time(1.6));
-    assert_eq!(plain, time(h100().tensor.interference.descriptor_latency_factor_own.value));
-    assert!(stretched >= 8.0 * 33.2 * 1.6 * 0.98, "{plain:.0} -> {stretched:.0} cycles a group");
+    let (plain, stretched) = (time(1.0, placed()), time(1.6, placed()));
+    assert_eq!(stretched, time(h100().tensor.interference.descriptor_latency_factor_own.value, placed()));
+    assert!(stretched >= 8.0 * 33.2 * 1.6 * 0.9, "{plain:.0} -> {stretched:.0} cycles a group");
     // Unstretched, the pipes' intervals beside the running MMAs (item 11) set the pace.
     assert!(stretched > plain * 1.15, "{plain:.0} -> {stretched:.0} cycles a group");
+    // The group at once, its arithmetic after it, is not stretched: its start was fitted
+    // without the stretch.
+    let at_once = |factor: f64| time(factor, DescriptorPlacement::default());
+    assert_eq!(at_once(1.0), at_once(1.6));
 }
 
 #[test]

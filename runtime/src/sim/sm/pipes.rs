@@ -163,10 +163,13 @@ impl Sm {
                     warp.fence = Some((warp.collectives, t));
                 }
                 // The descriptors' own stall where the machine has one, else the mean's;
-                // stretched while the warp's own warpgroup has a group in flight.
+                // stretched while the warp's own warpgroup has a group in flight, where the
+                // lowering places the arithmetic before its MMAs as the compiled code does (the
+                // group at once stands for that code with a start fitted without the stretch).
                 let own = timing.mma_descriptor_stall[usize::from(a_in_registers)];
                 let stall = if own > 1.0 { own } else { timing.fixed_stall };
-                let factor = if self.own_group_in_flight(w, t) { timing.descriptor_latency_own } else { 1.0 };
+                let stretched = timing.descriptors_lead(a_in_registers) && self.own_group_in_flight(w, t);
+                let factor = if stretched { timing.descriptor_latency_own } else { 1.0 };
                 self.fixed_stall(w, t, stall * factor)
             }
             Instr::Exec { .. } | Instr::Mix(_) => self.fixed_stall(w, t, timing.fixed_stall),
