@@ -13,29 +13,17 @@ mark is taken as it begins and the next mark follows its return, so the next mar
 after it; medians with p10 and p90, after the first two visits. Under first-come service of
 whole groups, groups issued less than a group apart end a group's occupancy apart (256
 cycles for `S` at d 64); interleaved, they end closer than they were issued."""
-import csv
+import os
 import sys
-from collections import defaultdict
 
-
-def marks(path):
-    by = defaultdict(list)
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if r["role"] == "consumer" and r["line"] != "0":
-                by[int(r["warp"])].append((int(r["line"]), int(r["cycle"])))
-    return by
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handoff import spread  # noqa: E402
+from softmax_overlap import consumer_marks  # noqa: E402
 
 
 def visits(seq, line):
     """(the mark on `line`, the next mark) per visit."""
     return [(c, seq[i + 1][1]) for i, (l, c) in enumerate(seq) if l == line and i + 1 < len(seq)]
-
-
-def spread(v):
-    v = sorted(v)
-    q = lambda p: v[int(p * (len(v) - 1))]
-    return f"median {q(0.5):6d}  p10 {q(0.1):6d}  p90 {q(0.9):6d}"
 
 
 def main():
@@ -45,7 +33,7 @@ def main():
     for cid in sys.argv[2:]:
         print(f"#{cid}")
         for side in ("gpu", "model"):
-            by = marks(f"{d}/{cid}_{side}_cta0.csv")
+            by = consumer_marks(f"{d}/{cid}_{side}_cta0.csv")
             print(f"  {side}: warpgroup 1 less warpgroup 0, cycles")
             a, b = [c for l, c in by[4] if l == 271], [c for l, c in by[8] if l == 271]
             print(f"    S issue                  {spread([b[i] - a[i] for i in range(2, min(len(a), len(b)))])}")
