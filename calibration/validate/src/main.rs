@@ -242,10 +242,19 @@ fn per_kernel_table<T>(
 ) -> Result<Option<std::collections::BTreeMap<String, T>>, String> {
     let Some(p) = path else { return Ok(None) };
     let table = parse(&read(p)?).map_err(|e| format!("{}: {e}", p.display()))?;
-    if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
-        return Err(format!("{}: no row for {}'s kernel {}", p.display(), c, c.kernel));
+    with_every_kernel(table, &p.display().to_string(), configs).map(Some)
+}
+
+/// `table` (named `name` in errors), checked to have a row for every kernel of `configs`.
+fn with_every_kernel<T>(
+    table: std::collections::BTreeMap<String, T>,
+    name: &str,
+    configs: &[Config],
+) -> Result<std::collections::BTreeMap<String, T>, String> {
+    match configs.iter().find(|c| !table.contains_key(&c.kernel)) {
+        Some(c) => Err(format!("{name}: no row for {c}'s kernel {}", c.kernel)),
+        None => Ok(table),
     }
-    Ok(Some(table))
 }
 
 fn select(s: &Select) -> Result<Vec<Config>, String> {
@@ -406,18 +415,11 @@ impl Compiled {
         let placements = match (&self.mma_placement, self.unplaced) {
             (_, true) => None,
             (Some(path), false) => per_kernel_table(Some(path), placement::parse, configs)?,
-            (None, false) => {
-                let table = placement::committed();
-                if let Some(c) = configs.iter().find(|c| !table.contains_key(&c.kernel)) {
-                    return Err(format!(
-                        "the committed placement table (calibration/validate/mma_placement.csv) has no row for {c}'s \
-                         kernel {}: add it (`validate cubins`, then calibration/sass/mma_placement.py), or predict \
-                         with --unplaced",
-                        c.kernel
-                    ));
-                }
-                Some(table)
-            }
+            (None, false) => Some(with_every_kernel(
+                placement::committed(),
+                "the committed placement table (calibration/validate/mma_placement.csv; --unplaced predicts without it)",
+                configs,
+            )?),
         };
         Ok((placements, per_kernel_table(self.wait_forms.as_deref(), wait_forms::parse, configs)?))
     }
