@@ -510,6 +510,11 @@ struct Overrides {
     /// 38's 1.60; 1: none).
     #[arg(long, value_parser = parse_factor)]
     pub descriptor_latency_factor_own: Option<f64>,
+    /// Predict with running MMAs losing this many cycles per KiB a TMA tile load writes into
+    /// shared memory (`tensor.interference.tile_load_delay_per_kib`; the H200's description:
+    /// item 19's 0.93, measured with 1D bulk copies; 0: none).
+    #[arg(long, value_parser = parse_cycles_per_kib)]
+    pub tile_load_delay_per_kib: Option<f64>,
 }
 
 impl Overrides {
@@ -574,6 +579,9 @@ impl Overrides {
         if let Some(factor) = self.descriptor_latency_factor_own {
             machine.tensor.interference.descriptor_latency_factor_own.value = factor;
         }
+        if let Some(cycles) = self.tile_load_delay_per_kib {
+            machine.tensor.interference.tile_load_delay_per_kib.value = cycles;
+        }
         machine
     }
 }
@@ -598,13 +606,24 @@ fn parse_descriptor_cycles(s: &str) -> Result<DescriptorCycles, String> {
     }
 }
 
-/// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
+/// A latency factor: at least 1 (no stretch), finite.
 fn parse_factor(s: &str) -> Result<f64, String> {
     at_least_one(s, "a factor", "a latency factor is at least 1 (1: none)")
 }
 
+/// A mean fixed stall: at least one cycle (the issue cycle itself), finite.
 fn parse_fixed_stall(s: &str) -> Result<f64, String> {
     at_least_one(s, "a number of cycles", "a fixed stall is at least 1 cycle (the issue cycle)")
+}
+
+/// Tensor-core cycles lost per KiB copied: finite and not negative.
+fn parse_cycles_per_kib(s: &str) -> Result<f64, String> {
+    let value: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of cycles per KiB: {e}"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("cycles per KiB are finite and not negative, got {s}"))
+    }
 }
 
 /// `s` as a finite number of at least 1, or an error naming `what` it should be and `why`.

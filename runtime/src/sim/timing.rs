@@ -217,9 +217,12 @@ pub struct Timing {
     pub tensor_busy_factor: [f64; 5],
     /// Tensor-core cycles lost per FMA-pipe warp-instruction while an RS MMA runs.
     pub rs_delay_per_fma_instr: f64,
-    /// Tensor-core cycles lost per byte a bulk copy moves through the SM's shared memory
+    /// Tensor-core cycles lost per byte a bulk copy reads out of the SM's shared memory
     /// while MMAs run.
     pub tensor_copy_delay_per_byte: f64,
+    /// Tensor-core cycles lost per byte a TMA tile load writes into the SM's shared memory
+    /// while MMAs run.
+    pub tensor_tile_load_delay_per_byte: f64,
     /// Factor on the latency of a dependent ALU chain (per-thread bookkeeping) while its
     /// warp's own warpgroup has an MMA group in flight.
     pub chain_latency_own: f64,
@@ -353,6 +356,7 @@ impl Timing {
             ],
             rs_delay_per_fma_instr: t.interference.rs_delay_per_fma_instr.value.max(0.0),
             tensor_copy_delay_per_byte: t.interference.copy_delay_per_kib.value.max(0.0) / 1024.0,
+            tensor_tile_load_delay_per_byte: t.interference.tile_load_delay_per_kib.value.max(0.0) / 1024.0,
             chain_latency_own: t.interference.chain_latency_factor_own.value.max(1.0),
             chain_latency_other: t.interference.chain_latency_factor_other.value.max(1.0),
             descriptor_latency_own: t.interference.descriptor_latency_factor_own.value.max(1.0),

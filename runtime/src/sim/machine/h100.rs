@@ -289,6 +289,10 @@ impl Machine {
                         0.93,
                         "measured: two warpgroups alternating wgmma m64nNk16 SS groups at 99.9% of the tensor rate lose 3.0-3.1% of it while one thread streams 16 KB bulk copies into shared memory at 32-34 B/clk, and 1.5-1.9% while it streams 16-21 B/clk out (N = 128/256; 0.91-0.95 cycles per KiB either way; both streams at once cost half that), calibration/results/tensor_stream/tensor_stream.csv (H200, item 19)",
                     ),
+                    tile_load_delay_per_kib: Param::new(
+                        0.93,
+                        "measured with 1D bulk copies, applied to tile loads: two warpgroups alternating wgmma m64nNk16 SS groups at 99.9% of the tensor rate lose 3.0-3.1% of it while one thread streams 16 KB bulk copies (cp.async.bulk, no tensor map) into shared memory at 32-34 B/clk (0.91-0.95 cycles per KiB), calibration/results/tensor_stream/tensor_stream.csv (H200, item 19)",
+                    ),
                     chain_latency_factor_own: Param::new(
                         1.60,
                         "measured: a dependent chain of VIADD/LOP3 (the per-thread bookkeeping's instructions) takes 4.97 cycles an instruction alone (its fixed stall, 5) and 7.94 while its own warpgroup's group of 8 wgmma m64n256k16 SS is in flight, the extra cycles sampled as dispatch stalls (37% of the chain's samples; 26% beside another warpgroup's groups only); the stage release x1.96 (16.8 -> 32.9 cycles), calibration/results/in_flight/ (H200, item 38)",

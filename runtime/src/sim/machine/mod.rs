@@ -465,9 +465,12 @@ parameters! {
         pub shuffle_interval_factor: Param<f64>,
         /// Tensor-core cycles lost per FMA-pipe warp-instruction issued while an RS MMA runs.
         pub rs_delay_per_fma_instr: Param<f64>,
-        /// Tensor-core cycles lost per KiB a bulk copy (TMA) writes into, or reads out of, the
-        /// SM's shared memory while MMAs run (the copy and the MMAs' operand reads share it).
+        /// Tensor-core cycles lost per KiB a bulk copy (TMA) reads out of the SM's shared
+        /// memory while MMAs run (the copy and the MMAs' operand reads share it).
         pub copy_delay_per_kib: Param<f64>,
+        /// Tensor-core cycles lost per KiB a TMA tile load (through a tensor map) writes into
+        /// the SM's shared memory while MMAs run.
+        pub tile_load_delay_per_kib: Param<f64>,
         /// Latency factor of a dependent integer chain (the generated code's per-thread
         /// bookkeeping) while its warp's own warpgroup has an MMA group in flight.
         pub chain_latency_factor_own: Param<f64>,
@@ -492,6 +495,7 @@ impl TensorInterference {
             shuffle_interval_factor: Param::new(1.0, why),
             rs_delay_per_fma_instr: Param::new(0.0, why),
             copy_delay_per_kib: Param::new(0.0, why),
+            tile_load_delay_per_kib: Param::new(0.0, why),
             chain_latency_factor_own: Param::new(1.0, why),
             chain_latency_factor_other: Param::new(1.0, why),
             descriptor_latency_factor_own: Param::new(1.0, why),

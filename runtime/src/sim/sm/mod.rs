@@ -517,7 +517,7 @@ impl Sm {
     fn apply(&mut self, kind: EventKind, t: u64, env: &Env<'_>, driver: &mut dyn Driver) -> Result<(), SimError> {
         match kind {
             EventKind::TxLand { resident, generation, barrier, bytes } => {
-                self.copy_interferes(t, bytes, env.timing);
+                self.copy_interferes(t, bytes, units::CopyKind::TileLoad, env.timing);
                 let s = &mut self.residents[resident as usize];
                 if s.generation == generation && s.active && s.mbar(barrier).bar.complete_tx(bytes) {
                     // The TMA latency is calibrated up to the waiter resuming.

@@ -11,6 +11,16 @@ use super::sync::OpenGroup;
 use super::tensor::{GroupArrival, GroupOwner};
 use super::{Env, EventKind, Sm, ceil};
 
+/// Which way a bulk copy moves data through shared memory, for its interference with
+/// running MMAs ([`Sm::copy_interferes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CopyKind {
+    /// A TMA tile load writing into shared memory.
+    TileLoad,
+    /// A TMA store reading out of it.
+    StoreRead,
+}
+
 impl Sm {
     /// Delays all tensor-core work not finished by `at` by `cycles` (accumulated until whole).
     pub(super) fn delay_tensor(&mut self, at: u64, cycles: f64) {
@@ -49,11 +59,18 @@ impl Sm {
         state.mma_tail = state.mma_tail.max(done);
     }
 
-    /// A bulk copy moved `bytes` through shared memory at `t`: MMAs running then lose
-    /// `tensor_copy_delay_per_byte` cycles per byte (`tensor.interference.copy_delay_per_kib`).
-    pub(super) fn copy_interferes(&mut self, t: u64, bytes: u32, timing: &Timing) {
-        if timing.tensor_copy_delay_per_byte > 0.0 && self.tensor.busy_at(t) {
-            self.delay_tensor(t, f64::from(bytes) * timing.tensor_copy_delay_per_byte);
+    /// A bulk copy moved `bytes` through shared memory at `t`: MMAs running then lose the
+    /// copy's cycles per byte, `tensor.interference.tile_load_delay_per_kib` for a TMA tile
+    /// load landing (nothing where copies are free: no data lands) and `copy_delay_per_kib`
+    /// for a store's read.
+    pub(super) fn copy_interferes(&mut self, t: u64, bytes: u32, copy: CopyKind, timing: &Timing) {
+        let per_byte = match copy {
+            CopyKind::TileLoad if timing.copies_free => 0.0,
+            CopyKind::TileLoad => timing.tensor_tile_load_delay_per_byte,
+            CopyKind::StoreRead => timing.tensor_copy_delay_per_byte,
+        };
+        if per_byte > 0.0 && self.tensor.busy_at(t) {
+            self.delay_tensor(t, f64::from(bytes) * per_byte);
         }
     }
 
@@ -239,7 +256,7 @@ impl Sm {
                 // read paces the copy), then written through L2.
                 let rate = mem.write_rate(self.id, t as f64, timing.tma_store_bytes_per_clk);
                 let read = self.tma_store.serve_at(t as f64, bytes, rate);
-                self.copy_interferes(t, bytes, timing);
+                self.copy_interferes(t, bytes, CopyKind::StoreRead, timing);
                 self.stats.tma_bytes += u64::from(bytes);
                 let written = mem.store(t as f64, bytes, dst).max(read);
                 mem.writing_until(self.id, written);
