@@ -123,6 +123,21 @@ fn copies_free_runs_the_same_program_without_the_loads() {
     assert!(free.cycles < plain.cycles, "free {} against {}", free.cycles, plain.cycles);
 }
 
+/// A tile load slows the MMAs running when it lands by `tile_load_delay_per_kib`; without
+/// copies nothing lands, so the figure does not matter there.
+#[test]
+fn only_a_tile_load_that_lands_slows_the_running_mmas() {
+    let (args, grid) = shape_only_gemm(2048, 2048, 1024);
+    let run = |delay: f64, copies_free: bool| {
+        let mut machine = Machine::h200();
+        machine.tensor.interference.tile_load_delay_per_kib.value = delay;
+        let opts = SimOptions { copies_free, ..SimOptions::default() };
+        sim::simulate::<ws_gemm::Kernel>(&machine, grid, &args, &opts).expect("runs").cycles
+    };
+    assert!(run(0.93, false) > run(0.0, false), "landing loads delay the MMAs");
+    assert_eq!(run(0.93, true), run(0.0, true), "no load lands where copies are free");
+}
+
 #[test]
 fn a_deadlock_in_simulated_time_names_the_barrier() {
     let args = one_short::Args { x: Global::shape_only(&[64, 16]), fills: 3, drains: 4 };

@@ -218,7 +218,7 @@ fn a_stream_of_tma_loads_slows_the_tensor_cores() {
     let quiet = per_kstep!(pair_n256_g4, 256, 64, 0);
     // Two 16 KB loads per k-step of about 1024 cycles: 32 B/clk, item 19's rate.
     let busy = per_kstep!(pair_n256_g4, 256, 64, 2);
-    let expected = 2.0 * 16.0 * Machine::h200().tensor.interference.copy_delay_per_kib.value;
+    let expected = 2.0 * 16.0 * Machine::h200().tensor.interference.tile_load_delay_per_kib.value;
     within(busy - quiet, expected, 0.15, "tensor cycles lost per k-step to 32 KB of loads");
     within(busy / quiet, 1.031, 0.01, "the pair beside 32-34 B/clk of loads (H200: 3.1% slower)");
 }
