@@ -290,8 +290,8 @@ impl Machine {
                         "measured: two warpgroups alternating wgmma m64nNk16 SS groups at 99.9% of the tensor rate lose 3.0-3.1% of it while one thread streams 16 KB bulk copies into shared memory at 32-34 B/clk, and 1.5-1.9% while it streams 16-21 B/clk out (N = 128/256; 0.91-0.95 cycles per KiB either way; both streams at once cost half that), calibration/results/tensor_stream/tensor_stream.csv (H200, item 19)",
                     ),
                     tile_load_delay_per_kib: Param::new(
-                        0.93,
-                        "measured with 1D bulk copies, applied to tile loads: two warpgroups alternating wgmma m64nNk16 SS groups at 99.9% of the tensor rate lose 3.0-3.1% of it while one thread streams 16 KB bulk copies (cp.async.bulk, no tensor map) into shared memory at 32-34 B/clk (0.91-0.95 cycles per KiB), calibration/results/tensor_stream/tensor_stream.csv (H200, item 19)",
+                        0.0,
+                        "measured: ws_gemm 128x256 with 4 stages at 8192^3 (#35, calibration set) takes 2,260,165 cycles as generated and 2,244,963 built without its loads, 0.7% in all, latency included: over the critical SM's 16 CTAs x 128 k-steps x 48 KiB of tile loads, at most 0.15 tensor cycles per KiB (calibration/validate/h200/copies_free/, H200, item 25; item 19's 0.93 is for 1D bulk copies, copy_delay_per_kib); 0 adopted by the rule of calibration/validate/h200/predict/tile_loads/ (held-out GEMM burst MAE 4.61% -> 3.76%, held-out ablation deltas within 3 points 21 -> 21 of 36)",
                     ),
                     chain_latency_factor_own: Param::new(
                         1.60,
