@@ -596,10 +596,7 @@ struct DescriptorCycles {
 
 /// `SS,RS`: two non-negative, finite numbers of cycles.
 fn parse_descriptor_cycles(s: &str) -> Result<DescriptorCycles, String> {
-    let cycles = |part: &str| -> Result<f64, String> {
-        let c: f64 = part.trim().parse().map_err(|e| format!("`{part}` is not a number of cycles: {e}"))?;
-        if c.is_finite() && c >= 0.0 { Ok(c) } else { Err(format!("cycles are finite and not negative, got {part}")) }
-    };
+    let cycles = |part: &str| not_negative(part.trim(), "cycles");
     match s.split_once(',') {
         Some((ss, rs)) => Ok(DescriptorCycles { ss: cycles(ss)?, rs: cycles(rs)? }),
         None => Err(format!("`{s}`: give the cycles per MMA as SS,RS (e.g. 33.2,28.4)")),
@@ -618,11 +615,16 @@ fn parse_fixed_stall(s: &str) -> Result<f64, String> {
 
 /// Tensor-core cycles lost per KiB copied: finite and not negative.
 fn parse_cycles_per_kib(s: &str) -> Result<f64, String> {
-    let value: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of cycles per KiB: {e}"))?;
+    not_negative(s, "cycles per KiB")
+}
+
+/// `s` as a finite, non-negative number of `unit`, or an error saying so.
+fn not_negative(s: &str, unit: &str) -> Result<f64, String> {
+    let value: f64 = s.parse().map_err(|e| format!("`{s}` is not a number of {unit}: {e}"))?;
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(format!("cycles per KiB are finite and not negative, got {s}"))
+        Err(format!("{unit} are finite and not negative, got {s}"))
     }
 }
 
