@@ -11,22 +11,20 @@ than 1.5 times the median, and the share of all the warp's cycles those hold bey
 median (the time the long k-steps add). A mark costs the GPU cycles where it sits; with one
 or two lines marked the loop slows by a few percent (`op_times.sh`'s log gives the factor).
 """
-import csv
 import os
 import sys
-from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from handoff import marks  # noqa: E402
 
 
 def intervals(path, line):
-    marks = defaultdict(list)
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if r["role"] == "consumer" and int(r["line"]) == line:
-                marks[int(r["warp"])].append(int(r["cycle"]))
+    """Every consumer warp's intervals between its marks on `line`, after its first four."""
     out = []
-    for cycles in marks.values():
-        cycles.sort()
-        out += [b - a for a, b in zip(cycles[4:], cycles[5:])]
+    for (_, role, at), cycles in marks(path).items():
+        if role == "consumer" and at == line:
+            cycles = sorted(cycles)
+            out += [b - a for a, b in zip(cycles[4:], cycles[5:])]
     return sorted(out)
 
 
