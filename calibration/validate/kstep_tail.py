@@ -8,8 +8,9 @@ Reads `DIR/ID_gpu_cta0.csv` and `DIR/ID_model_cta0.csv` (`validate op-times --gp
 `--compare` with `--lines` holding LINE). Per configuration and side, over every consumer
 warp's intervals after its first four: the median, p90 and p99, the share of k-steps longer
 than 1.5 times the median, and the share of all the warp's cycles those hold beyond the
-median (the time the long k-steps add). A mark costs the GPU cycles where it sits; with one
-or two lines marked the loop slows by a few percent (`op_times.sh`'s log gives the factor).
+median (the time the long k-steps add). A mark costs the GPU cycles where it sits; with two
+or four lines marked item 53's kernels ran -1% to +15% longer (`op_times.sh`'s log gives
+each factor).
 """
 import os
 import sys
